@@ -76,7 +76,7 @@ struct HopRecord {
   uint32_t q = 0;        // q_l (64 B units, 24 bits)
   uint8_t cap_code = 0;  // capacity code (4 bits)
   uint8_t flags = 0;     // kHop* (4 bits)
-  uint8_t port = 0;      // egress port label at this hop (debug / path id)
+  uint8_t port = 0;      // ingress port at this hop (lets a switch route a failure notice back)
   bool operator==(const HopRecord&) const = default;
 };
 inline constexpr size_t kHopBytes = 16;
@@ -84,6 +84,7 @@ inline constexpr size_t kHopBytes = 16;
 // ---- control message ----
 inline constexpr uint8_t kMsgNewPair = 0x1;  // first probe of the pair on this path
 inline constexpr uint8_t kMsgRetry = 0x2;    // retransmitted finish
+inline constexpr uint8_t kMsgQuery = 0x4;    // candidate-path probe: stamp, but do not register the pair (§3.5)
 struct Message {
   MsgType type = MsgType::probe;
   uint8_t n_hop = 0;      // hop records carried (path length)

@@ -1,0 +1,60 @@
+#include "control/window.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace ufab {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}
+
+double token_share_Bps(double phi, const LinkView& l) {
+  if (l.cap_Bps <= 0) return kInf;
+  if (phi <= 0) return 0;
+  return phi / effective_phi_l(phi, l) * l.cap_Bps;  // Eqn 1
+}
+
+double rate_Bps(double phi, double R_l_Bps, const LinkView& l) {
+  if (l.cap_Bps <= 0) return kInf;
+  if (phi <= 0) return 0;
+  if (l.tx_Bps <= 0) return l.cap_Bps;
+  const double R = phi / effective_phi_l(phi, l) * R_l_Bps * (l.cap_Bps / l.tx_Bps);  // Eqn 2
+  return std::min(R, l.cap_Bps);
+}
+
+double window_bytes(double phi, double own_prev_w, const LinkView& l, Nanos T) {
+  if (l.cap_Bps <= 0) return kInf;
+  if (phi <= 0) return 0;
+  const double cT = bdp_bytes(l.cap_Bps, T);
+  const double load = l.tx_Bps * static_cast<double>(T) * 1e-9 + l.queue_bytes;  // tx_l*T + q_l
+  if (load <= 0) return cT;
+  double W = std::max(l.window_bytes, own_prev_w);
+  if (W <= 0) W = load;
+  const double w = phi / effective_phi_l(phi, l) * W * (cT / load);  // Eqn 3
+  return std::min(w, cT);
+}
+
+PathWindow path_window(double phi, std::span<const LinkView> links,
+                       std::span<const double> own_prev_w, Nanos T,
+                       std::span<double> w_per_link) {
+  PathWindow p{kInf, kInf, kInf, kInf, 0};
+  if (T == 0) return PathWindow{};  // guard: a base RTT of zero admits nothing
+  for (size_t i = 0; i < links.size(); ++i) {
+    const LinkView& l = links[i];
+    const double prev = i < own_prev_w.size() ? own_prev_w[i] : 0.0;
+    const double w = window_bytes(phi, prev, l, T);
+    if (i < w_per_link.size()) w_per_link[i] = w;
+    if (w < p.w) {
+      p.w = w;
+      p.bottleneck = i;
+    }
+    const double r = token_share_Bps(phi, l);
+    p.r = std::min(p.r, r);
+    p.R = std::min(p.R, rate_Bps(phi, l.window_bytes / (static_cast<double>(T) * 1e-9), l));
+    if (r < kInf) p.ramp_step = std::min(p.ramp_step, r * static_cast<double>(T) * 1e-9);
+  }
+  return p;
+}
+
+}  // namespace ufab
