@@ -59,15 +59,22 @@ inline constexpr uint8_t capacity_code_of(uint64_t bps) {
 // Conversions between SI values and wire units. Encoders saturate, never wrap.
 inline constexpr uint32_t sat32(uint64_t v) { return v > kMax32 ? kMax32 : static_cast<uint32_t>(v); }
 inline constexpr uint32_t sat24(uint64_t v) { return v > kMax24 ? kMax24 : static_cast<uint32_t>(v); }
+// The same from a double, truncating: NaN and v <= 0 give 0. Clamping before
+// the cast matters: converting an out-of-range double to an integer is UB.
+inline constexpr uint32_t sat_floor(double v, uint32_t max) {
+  return !(v > 0) ? 0 : v >= static_cast<double>(max) ? max : static_cast<uint32_t>(v);
+}
 
 inline constexpr uint32_t tokens_to_wire(double tokens) {
-  return tokens <= 0 ? 0 : sat32(static_cast<uint64_t>(tokens * kTokenScale + 0.5));
+  return tokens <= 0 ? 0 : sat_floor(tokens * kTokenScale + 0.5, kMax32);
 }
 inline constexpr double wire_to_tokens(uint32_t v) { return static_cast<double>(v) / kTokenScale; }
 
-// Windows round up so a non-zero window never encodes as zero.
+// Windows round up (ceil, also for fractional bytes) so a non-zero window never encodes as zero.
 inline constexpr uint32_t window_to_wire(double bytes) {
-  return bytes <= 0 ? 0 : sat32(static_cast<uint64_t>((bytes + kWindowUnitBytes - 1) / kWindowUnitBytes));
+  const double units = bytes / kWindowUnitBytes;
+  const uint32_t n = sat_floor(units, kMax32);
+  return (n < kMax32 && n < units) ? n + 1 : n;
 }
 inline constexpr double wire_to_window(uint32_t v) { return static_cast<double>(v) * kWindowUnitBytes; }
 
@@ -75,7 +82,7 @@ inline constexpr uint32_t queue_to_wire(uint64_t bytes) { return sat24(bytes / k
 inline constexpr double wire_to_queue(uint32_t v) { return static_cast<double>(v) * kQueueUnitBytes; }
 
 inline constexpr uint32_t tx_to_wire(double bps) {
-  return bps <= 0 ? 0 : sat24(static_cast<uint64_t>(bps / kTxUnitBps + 0.5));
+  return bps <= 0 ? 0 : sat_floor(bps / kTxUnitBps + 0.5, kMax24);
 }
 inline constexpr double wire_to_tx(uint32_t v) { return static_cast<double>(v) * kTxUnitBps; }
 

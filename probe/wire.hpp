@@ -44,6 +44,8 @@ enum class WireError : uint8_t {
   bad_next,            // shim.next is neither data nor control
   not_ufab,            // not Ethernet/IPv4/UDP to the uFAB port
   buffer_too_small,    // encoder: output buffer cannot hold the message
+  bad_field,           // encoder: a value does not fit its wire field (shim VNI > 24 bits,
+                       // IPv4 total length > 65535); added last so earlier values keep their numbers
 };
 std::string_view to_string(WireError e);
 
