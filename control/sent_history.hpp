@@ -1,0 +1,71 @@
+// In-flight accounting for a VM-pair (design decision; the paper leaves it
+// open). The edge sits below the VMs' transports and sees no data ACKs. Two
+// signals say bytes have left the network:
+//  1. a probe response echoes the byte counter at probe time (the probe
+//     followed that data FIFO along the path);
+//  2. bytes sent more than one measured RTT ago have been delivered (the RTT
+//     sample of the last response includes queueing on the path).
+// (1) alone lags by the probe spacing and halves a window-limited pair's rate;
+// (2) alone trusts the RTT estimate. The pair counts bytes as acked at the
+// larger of the two. SentHistory keeps (time, cumulative bytes) samples at a
+// coarse granularity in a fixed ring, so the per-packet cost is O(1).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "control/clock.hpp"
+
+namespace ufab {
+
+class SentHistory {
+ public:
+  static constexpr size_t kSlots = 32;
+
+  // granularity: at most one sample per this many ns (e.g. base RTT / 8).
+  explicit SentHistory(Nanos granularity = 1) : gran_(granularity ? granularity : 1) {}
+
+  // Record the cumulative byte count after a send at time now.
+  void record(Nanos now, uint64_t cum_bytes) {
+    if (n_ > 0 && now < last().t + gran_) {
+      last().bytes = cum_bytes;  // same bucket: keep the newest count
+      return;
+    }
+    if (n_ == kSlots) drop_oldest();
+    ring_[(head_ + n_) % kSlots] = Sample{now, cum_bytes};
+    ++n_;
+  }
+
+  // The cumulative byte count of the newest sample taken at or before t
+  // (bytes sent no later than t, rounded down to the granularity); 0 if none.
+  // Samples older than the answer are dropped: t must not decrease.
+  uint64_t bytes_sent_by(Nanos t) {
+    uint64_t best = floor_;
+    while (n_ > 0 && ring_[head_].t <= t) {
+      best = ring_[head_].bytes;
+      floor_ = best;
+      drop_oldest();
+    }
+    return best;
+  }
+
+  void clear() { n_ = 0; head_ = 0; floor_ = 0; }
+
+ private:
+  struct Sample {
+    Nanos t = 0;
+    uint64_t bytes = 0;
+  };
+  Sample& last() { return ring_[(head_ + n_ - 1) % kSlots]; }
+  void drop_oldest() {
+    head_ = (head_ + 1) % kSlots;
+    --n_;
+  }
+
+  Nanos gran_;
+  std::array<Sample, kSlots> ring_{};
+  size_t head_ = 0, n_ = 0;
+  uint64_t floor_ = 0;  // count of the newest sample already consumed
+};
+
+}  // namespace ufab
