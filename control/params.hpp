@@ -18,6 +18,7 @@ struct EdgeParams {
   uint32_t probe_timeout_rtts = 8;     // probe loss: no response within 8 base RTTs (§4.1)
   uint32_t finish_max_retries = 8;     // finish retried until every hop acks
   Nanos idle_finish_ns = 10 * kMs;     // a pair idle this long sends finish
+  uint32_t candidate_refresh_rtts = 1000;  // query other candidate paths this often (trigger ii)
   bool reorder_avoidance = false;      // probe-only first RTT on a new path (§3.5)
   double violation_tolerance = 0.05;   // rate below (1 - tol) * phi * B_u counts as a violation
 };

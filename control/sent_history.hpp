@@ -6,8 +6,10 @@
 //  2. bytes sent more than one measured RTT ago have been delivered (the RTT
 //     sample of the last response includes queueing on the path).
 // (1) alone lags by the probe spacing and halves a window-limited pair's rate;
-// (2) alone trusts the RTT estimate. The pair counts bytes as acked at the
-// larger of the two. SentHistory keeps (time, cumulative bytes) samples at a
+// (2) alone trusts the RTT estimate, so VmPair takes the larger of the last
+// RTT sample and the base RTT plus the queueing delay the last response
+// reported on the path. The pair counts bytes as acked at the larger of the
+// two marks. SentHistory keeps (time, cumulative bytes) samples at a
 // coarse granularity in a fixed ring, so the per-packet cost is O(1).
 #pragma once
 
@@ -20,9 +22,10 @@ namespace ufab {
 
 class SentHistory {
  public:
-  static constexpr size_t kSlots = 32;
+  static constexpr size_t kSlots = 64;
 
-  // granularity: at most one sample per this many ns (e.g. base RTT / 8).
+  // granularity: at most one sample per this many ns (VmPair: base RTT / 32,
+  // so 64 slots span two base RTTs).
   explicit SentHistory(Nanos granularity = 1) : gran_(granularity ? granularity : 1) {}
 
   // Record the cumulative byte count after a send at time now.

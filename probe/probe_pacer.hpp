@@ -78,6 +78,7 @@ class ProbePacer {
   bool outstanding() const { return outstanding_; }
   uint32_t outstanding_seq() const { return out_seq_; }    // valid while outstanding()
   Nanos deadline() const { return deadline_; }             // valid while outstanding()
+  Nanos sent_at() const { return sent_at_; }               // send time of the last probe
   uint64_t probe_bytes_sent() const { return probe_bytes_; }  // snapshot of the last probe sent
   uint64_t bytes_since_response() const { return bytes_since_response_; }
   uint64_t total_bytes() const { return total_bytes_; }

@@ -1,0 +1,405 @@
+#include "control/vm_pair.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "control/window.hpp"
+#include "probe/units.hpp"
+
+namespace ufab {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr uint32_t kPathBits = 4;  // low bits of a message seq name the path
+constexpr uint32_t kPathMask = (1u << kPathBits) - 1;
+static_assert(kMaxCandidatePaths <= (1u << kPathBits));
+
+uint32_t wire_seq(uint32_t seq, size_t path) { return (seq << kPathBits) | static_cast<uint32_t>(path); }
+}  // namespace
+
+VmPair::VmPair(const EdgeParams& params, uint32_t pair_id, Nanos base_rtt,
+               std::span<const uint8_t> path_hops, HostMigrationGate* gate, uint64_t seed)
+    : prm_(params),
+      pair_id_(pair_id),
+      T_(base_rtt > 0 ? base_rtt : 1),
+      gate_(gate),
+      rng_(seed),
+      mon_(params.violation_rtts, params.better_path_hold_ns),
+      history_(T_ / 32) {
+  n_paths_ = std::min(path_hops.size(), kMaxCandidatePaths);
+  for (size_t i = 0; i < n_paths_; ++i) {
+    Path& p = paths_[i];
+    p.n_hop = static_cast<uint8_t>(std::min<size_t>(path_hops[i], wire::kMaxHops));
+    p.pacer = ProbePacer(prm_.probe_every_bytes, prm_.probe_timeout_rtts);
+    p.finish = FinishTracker(prm_.probe_timeout_rtts, prm_.finish_max_retries);
+  }
+}
+
+double VmPair::window(Nanos now) const {
+  if (state_ != State::active || now < hold_until_) return 0;
+  return adm_.window();
+}
+
+void VmPair::on_data_sent(uint32_t bytes, Nanos now) {
+  sent_ += bytes;
+  last_data_ = now;
+  history_.record(now, sent_);
+  if (active_ >= 0) paths_[static_cast<size_t>(active_)].pacer.on_data_sent(bytes);
+}
+
+void VmPair::fill_probe(int path, wire::MsgType type, uint8_t flags, Nanos now, wire::Message& msg) {
+  const Path& p = paths_[static_cast<size_t>(path)];
+  msg = wire::Message{};
+  msg.type = type;
+  msg.n_hop = p.n_hop;
+  msg.flags = flags;
+  msg.hop_index = 0;
+  msg.phi = wire::tokens_to_wire(token());
+  msg.pair_id = pair_id_;
+  msg.timestamp_ns = now;
+  msg.bytes_sent = sent_;
+  // A probe registers the pair's w^l at every hop (App. G: the W field carries
+  // w^l until the switch replaces it with W_l); queries and finishes carry none.
+  const bool registers = type == wire::MsgType::probe && !(flags & wire::kMsgQuery);
+  for (size_t i = 0; i < p.n_hop; ++i) msg.hop[i].w = registers ? wire::window_to_wire(p.own_w[i]) : 0;
+}
+
+bool VmPair::next_message(Nanos now, bool backlogged, wire::Message& msg, int& path) {
+  // 1. Finishes (and their retries) first: switches must learn the pair left.
+  for (size_t i = 0; i < n_paths_; ++i) {
+    Path& p = paths_[i];
+    if (!p.finish.send_due(now)) continue;
+    const bool retry = p.finish.attempt() > 0;
+    fill_probe(static_cast<int>(i), wire::MsgType::finish, retry ? wire::kMsgRetry : 0, now, msg);
+    msg.seq = wire_seq(p.finish.on_sent(now), i);
+    ++c_.finishes;
+    path = static_cast<int>(i);
+    return true;
+  }
+  // 2. Candidate queries: stamp, don't register (§3.5: probe candidates in parallel).
+  for (size_t i = 0; i < n_paths_; ++i) {
+    Path& p = paths_[i];
+    if (!p.want_query || p.pacer.outstanding()) continue;
+    fill_probe(static_cast<int>(i), wire::MsgType::probe, wire::kMsgQuery, now, msg);
+    p.sent_seq = p.pacer.on_probe_sent(now, T_);
+    msg.seq = wire_seq(p.sent_seq, i);
+    p.want_query = false;
+    p.query = true;
+    ++c_.queries;
+    path = static_cast<int>(i);
+    return true;
+  }
+  // 3. The active path's probe, one per L_w bytes (§4.1), or at once when the
+  //    window is full so a window smaller than L_w cannot stall the pair.
+  if (state_ != State::active) return false;
+  Path& p = paths_[static_cast<size_t>(active_)];
+  // Blocked also covers the tail: no more data but bytes still unacknowledged,
+  // so the pair learns they left the network and can go idle.
+  const bool blocked = backlogged ? static_cast<double>(inflight()) >= window(now) : inflight() > 0;
+  if (p.pacer.outstanding() || !p.pacer.probe_due(blocked)) return false;
+  fill_probe(active_, wire::MsgType::probe, p.counted ? 0 : wire::kMsgNewPair, now, msg);
+  p.sent_seq = p.pacer.on_probe_sent(now, T_);
+  p.bytes_at_probe = sent_;
+  msg.seq = wire_seq(p.sent_seq, static_cast<size_t>(active_));
+  p.query = false;
+  ++c_.probes;
+  path = active_;
+  return true;
+}
+
+void VmPair::decode_hops(Path& p, const wire::Message& m) {
+  const size_t n = std::min<size_t>(m.n_hop, p.n_hop);
+  for (size_t i = 0; i < n; ++i) {
+    const wire::HopRecord& h = m.hop[i];
+    LinkView& l = p.links[i];
+    if (!(h.flags & wire::kHopStamped)) {  // a hop without uFAB-C: no information
+      l = LinkView{};
+      continue;
+    }
+    l.cap_Bps = prm_.eta * static_cast<double>(wire::capacity_code_bps(h.cap_code)) / 8.0;
+    l.tx_Bps = wire::wire_to_tx(h.tx) / 8.0;
+    l.queue_bytes = wire::wire_to_queue(h.q);
+    l.phi_tokens = wire::wire_to_tokens(h.phi);
+    l.window_bytes = wire::wire_to_window(h.w);
+  }
+  p.known = true;
+  p.failed = false;
+}
+
+PathCandidate VmPair::candidate(size_t i) const {
+  const Path& p = paths_[i];
+  return PathCandidate{std::span<const LinkView>(p.links.data(), p.n_hop),
+                       static_cast<int>(i) == active_ && state_ == State::active && p.counted,
+                       p.known && !p.failed};
+}
+
+uint64_t VmPair::advance_acks(Nanos now) {
+  if (active_ < 0) return 0;
+  const Path& p = paths_[static_cast<size_t>(active_)];
+  // The RTT data sent now will see, as the largest of: the last sample; the
+  // base RTT plus the queueing the last response reported along the path;
+  // and the age of the probe still outstanding (it follows the data FIFO, so
+  // while it is out the path's RTT is at least that long). A sample taken
+  // before a queue built would otherwise ack too early.
+  double queued_ns = 0;
+  for (size_t i = 0; i < p.n_hop; ++i)
+    if (p.links[i].cap_Bps > 0) queued_ns += p.links[i].queue_bytes / p.links[i].cap_Bps * 1e9;
+  Nanos est = std::max(p.pacer.last_rtt(), T_ + static_cast<Nanos>(queued_ns));
+  if (p.pacer.outstanding() && !p.query && now > p.pacer.sent_at()) est = std::max(est, now - p.pacer.sent_at());
+  if (now < est) return 0;
+  const uint64_t by = history_.bytes_sent_by(now - est);
+  if (by <= acked_) return 0;
+  const uint64_t d = by - acked_;
+  acked_ = by;
+  return d;
+}
+
+VmPair::Result VmPair::on_message(const wire::Message& m, Nanos now) {
+  Result res;
+  const size_t idx = m.seq & kPathMask;
+  if (m.pair_id != pair_id_ || idx >= n_paths_) {
+    ++c_.stale;
+    return res;
+  }
+  Path& p = paths_[idx];
+  switch (m.type) {
+    case wire::MsgType::response: {
+      if (!p.pacer.outstanding() || wire_seq(p.sent_seq, idx) != m.seq ||
+          p.pacer.on_response(p.sent_seq, now).kind != ResponseKind::accepted) {
+        ++c_.stale;
+        return res;
+      }
+      ++c_.responses;
+      res.accepted = true;
+      if (m.bytes_sent > acked_) {  // data sent before the probe has left the network
+        res.acked_bytes = m.bytes_sent - acked_;
+        acked_ = m.bytes_sent;
+      }
+      res.acked_bytes += advance_acks(now);
+      if (p.query) {
+        p.query = false;
+        decode_hops(p, m);
+        // R on a path we are not on: our token is not yet inside Phi_l.
+        std::array<LinkView, wire::kMaxHops> with_us = p.links;
+        for (size_t i = 0; i < p.n_hop; ++i) with_us[i].phi_tokens += token();
+        p.R = path_window(token(), {with_us.data(), p.n_hop}, {}, T_).R;
+        return res;
+      }
+      phi_admitted_ = m.phi == kWireUnbound ? kInf : wire::wire_to_tokens(m.phi);
+      decode_hops(p, m);
+      p.counted = true;
+      if (static_cast<int>(idx) != active_ || state_ != State::active) return res;
+      std::array<double, wire::kMaxHops> w_l{};
+      const PathWindow pw = path_window(token(), {p.links.data(), p.n_hop},
+                                        {p.own_w.data(), p.n_hop}, T_, {w_l.data(), p.n_hop});
+      eqn3_w_ = pw.w;
+      r_ = pw.r;
+      p.R = pw.R;
+      const double w = adm_.update(pw.w, pw.ramp_step, now, T_);
+      // Register what the pair actually uses at each hop: min(w^l, w).
+      for (size_t i = 0; i < p.n_hop; ++i) p.own_w[i] = std::min(w_l[i], w);
+      return res;
+    }
+    case wire::MsgType::finish_ack: {
+      uint16_t mask = 0;
+      for (size_t i = 0; i < std::min<size_t>(m.n_hop, p.n_hop); ++i)
+        if (m.hop[i].flags & wire::kHopAck) mask = static_cast<uint16_t>(mask | (1u << i));
+      res.accepted = p.finish.on_ack(m.seq >> kPathBits, mask);
+      if (res.accepted) ++c_.finish_acked;
+      return res;
+    }
+    case wire::MsgType::failure: {
+      ++c_.failures;
+      res.accepted = true;
+      p.failed = true;
+      p.known = false;
+      if (static_cast<int>(idx) == active_ && state_ == State::active && !migrating_) {
+        migrating_ = true;  // the path is gone: look for another one now
+        migrate_violation_ = true;
+        start_queries(false);
+      }
+      return res;
+    }
+    default:
+      ++c_.stale;
+      return res;
+  }
+}
+
+void VmPair::start_queries(bool include_active) {
+  for (size_t i = 0; i < n_paths_; ++i)
+    if (include_active || static_cast<int>(i) != active_) paths_[i].want_query = true;
+}
+
+bool VmPair::queries_pending() const {
+  for (size_t i = 0; i < n_paths_; ++i) {
+    const Path& p = paths_[i];
+    if (p.want_query || (p.query && p.pacer.outstanding())) return true;
+  }
+  return false;
+}
+
+void VmPair::join(int path, Nanos now, bool after_migration) {
+  Path& p = paths_[static_cast<size_t>(path)];
+  active_ = path;
+  state_ = State::active;
+  p.counted = false;
+  p.finish = FinishTracker(prm_.probe_timeout_rtts, prm_.finish_max_retries);  // a rejoin cancels a finish
+  adm_.join(token(), prm_.unit_bw_Bps, T_, now);  // Scenario 1
+  for (size_t i = 0; i < p.n_hop; ++i) p.own_w[i] = adm_.window();
+  hold_until_ = after_migration && prm_.reorder_avoidance ? now + T_ : 0;
+  mon_.reset();
+  next_tick_ = now + T_;
+  last_tick_ = now;
+  acked_at_tick_ = acked_;
+  next_refresh_ = now + static_cast<Nanos>(prm_.candidate_refresh_rtts) * T_;
+}
+
+void VmPair::start_finish(int path, Nanos now) {
+  Path& p = paths_[static_cast<size_t>(path)];
+  p.finish.start(now, T_, p.n_hop);
+  p.counted = false;
+}
+
+bool VmPair::choose_and_move(Nanos now, bool violation) {
+  std::array<PathCandidate, kMaxCandidatePaths> cands;
+  for (size_t i = 0; i < n_paths_; ++i) cands[i] = candidate(i);
+  const std::span<const PathCandidate> cs(cands.data(), n_paths_);
+  if (state_ != State::active) {  // initial selection
+    int idx = select_path(cs, token(), prm_.unit_bw_Bps, rng_);
+    if (idx < 0) {
+      // Nothing qualifies: take the least subscribed usable path (the paper
+      // assumes feasible placement; this is counted, and trigger (i) keeps looking).
+      double best = kInf;
+      for (size_t i = 0; i < n_paths_; ++i) {
+        if (!cands[i].usable) continue;
+        const double s = path_subscription(cands[i], token(), prm_.unit_bw_Bps);
+        if (s < best) best = s, idx = static_cast<int>(i);
+      }
+      if (idx < 0) return false;
+      ++c_.unqualified_joins;
+    }
+    join(idx, now, false);
+    return true;
+  }
+  const int idx = select_path(cs, token(), prm_.unit_bw_Bps, rng_, active_);
+  if (idx < 0) return false;
+  if (violation && gate_ && !gate_->try_acquire(now, T_)) {
+    ++c_.migrations_refused;
+    return false;
+  }
+  start_finish(active_, now);
+  join(idx, now, true);
+  ++(violation ? c_.migrations_violation : c_.migrations_better);
+  return true;
+}
+
+void VmPair::rtt_tick(Nanos now, bool backlogged) {
+  const Nanos dt = now - last_tick_;
+  rate_Bps_ = dt ? static_cast<double>(acked_ - acked_at_tick_) * 1e9 / static_cast<double>(dt) : 0;
+  acked_at_tick_ = acked_;
+  last_tick_ = now;
+  const Path& p = paths_[static_cast<size_t>(active_)];
+
+  // Trigger (i): the path no longer qualifies, the probe was lost, or a
+  // window-limited pair with demand gets less than its guarantee.
+  const double guarantee = token() * prm_.unit_bw_Bps;
+  const bool window_limited = backlogged && static_cast<double>(inflight()) >= window(now);
+  const bool violated = lost_this_rtt_ ||
+                        (p.known && !path_qualified(candidate(static_cast<size_t>(active_)), token(), prm_.unit_bw_Bps)) ||
+                        (p.counted && window_limited && rate_Bps_ < (1 - prm_.violation_tolerance) * guarantee);
+  lost_this_rtt_ = false;
+  if (mon_.on_rtt(violated) && n_paths_ > 1 && !migrating_) {
+    migrating_ = true;
+    migrate_violation_ = true;
+    start_queries(false);
+  }
+
+  // Scenario 2: an existing pair whose rate fell below r restarts at r*T.
+  if (p.counted && adm_.should_restart(rate_Bps_, r_, window_limited)) {
+    adm_.restart(r_, T_, now);
+    ++c_.restarts;
+  }
+
+  // Trigger (ii): a qualified candidate with a larger R for 30 s.
+  if (n_paths_ > 1 && !migrating_) {
+    std::array<PathCandidate, kMaxCandidatePaths> cands;
+    std::array<double, kMaxCandidatePaths> rates{};
+    for (size_t i = 0; i < n_paths_; ++i) {
+      cands[i] = candidate(i);
+      rates[i] = paths_[i].R;
+    }
+    int best = best_rate_path({cands.data(), n_paths_}, {rates.data(), n_paths_}, token(), prm_.unit_bw_Bps);
+    if (best == active_ || (best >= 0 && rates[static_cast<size_t>(best)] <= p.R)) best = -1;
+    if (mon_.on_better(best, now)) {
+      migrating_ = true;
+      migrate_violation_ = false;
+      if (!choose_and_move(now, false)) migrating_ = false;
+      migrating_ = false;
+    }
+  }
+}
+
+void VmPair::poll(Nanos now, bool backlogged) {
+  advance_acks(now);
+  for (size_t i = 0; i < n_paths_; ++i) {
+    Path& p = paths_[i];
+    if (p.pacer.check_timeout(now)) {  // no response within 8 base RTTs (§4.1)
+      if (p.query) {
+        ++c_.query_losses;
+        p.query = false;
+        p.known = false;
+      } else {
+        ++c_.probe_losses;
+        if (static_cast<int>(i) == active_) lost_this_rtt_ = true;
+      }
+    }
+    if (p.finish.check_give_up(now)) ++c_.finish_gave_up;  // aging at the switches cleans up
+  }
+
+  switch (state_) {
+    case State::selecting:
+      if (!backlogged) return;
+      if (n_paths_ == 1) {  // nothing to choose: join at once (Scenario 1)
+        join(0, now, false);
+        return;
+      }
+      if (!queries_pending()) {
+        bool any_known = false;
+        for (size_t i = 0; i < n_paths_; ++i) any_known |= paths_[i].known;
+        if (!any_known || !choose_and_move(now, false)) start_queries(true);
+      }
+      return;
+    case State::idle:
+      if (!backlogged) return;
+      if (active_ >= 0 && paths_[static_cast<size_t>(active_)].known &&
+          path_qualified(candidate(static_cast<size_t>(active_)), token(), prm_.unit_bw_Bps)) {
+        join(active_, now, false);
+      } else {
+        state_ = State::selecting;
+        active_ = -1;
+      }
+      return;
+    case State::active:
+      break;
+  }
+
+  if (migrating_ && !queries_pending()) {
+    choose_and_move(now, migrate_violation_);
+    migrating_ = false;
+  }
+  if (now >= next_tick_) {
+    rtt_tick(now, backlogged);
+    next_tick_ = now + T_;
+  }
+  if (n_paths_ > 1 && now >= next_refresh_ && !migrating_) {
+    start_queries(false);
+    next_refresh_ = now + static_cast<Nanos>(prm_.candidate_refresh_rtts) * T_;
+  }
+  if (!backlogged && inflight() == 0 && now >= last_data_ + prm_.idle_finish_ns) {
+    start_finish(active_, now);  // idle: tell the switches we left (§3.6)
+    state_ = State::idle;
+  }
+}
+
+}  // namespace ufab

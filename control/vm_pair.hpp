@@ -1,0 +1,166 @@
+// One VM-pair at the sending edge (paper §3.3-§3.5, §4.1): its token, its
+// candidate paths and their telemetry, the two-stage admission window, scalable
+// probing, finish with per-hop acknowledgement, and both migration triggers.
+//
+// The owner (a DPDK worker, the ns-3 edge model, the mini fabric) calls:
+//   on_data_sent()    for every data packet the scheduler released;
+//   next_message()    to learn which control message (probe, candidate query,
+//                     finish) to send now, already encoded as a wire::Message;
+//   on_message()      for every response / finish-ack / failure for this pair;
+//   poll()            regularly (at least a few times per base RTT).
+// window() and inflight() gate the pair in the scheduler.
+//
+// A message's seq is (pacer or finish seq << 4) | path index, so a response
+// names the path it belongs to and the owner keeps no extra state.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "control/admission.hpp"
+#include "control/clock.hpp"
+#include "control/link_view.hpp"
+#include "control/migration.hpp"
+#include "control/path_select.hpp"
+#include "control/sent_history.hpp"
+#include "control/params.hpp"
+#include "probe/finish_tracker.hpp"
+#include "probe/probe_pacer.hpp"
+#include "probe/wire.hpp"
+
+namespace ufab {
+
+inline constexpr size_t kMaxCandidatePaths = 8;
+
+// Receiver-admitted token encoding in a response's phi field (Alg. 1 UNBOUND).
+inline constexpr uint32_t kWireUnbound = 0xffffffffu;
+
+class VmPair {
+ public:
+  enum class State { selecting, active, idle };
+
+  struct Counters {
+    uint64_t probes = 0, queries = 0, finishes = 0;
+    uint64_t responses = 0, stale = 0, probe_losses = 0, query_losses = 0;
+    uint64_t finish_acked = 0, finish_gave_up = 0, failures = 0;
+    uint64_t migrations_violation = 0, migrations_better = 0, migrations_refused = 0;
+    uint64_t restarts = 0, unqualified_joins = 0;
+  };
+
+  // path_hops[i] = number of switch hops of candidate path i (<= kMaxHops).
+  // gate: the host's migration gate (shared by the host's pairs); may be null.
+  VmPair(const EdgeParams& params, uint32_t pair_id, Nanos base_rtt,
+         std::span<const uint8_t> path_hops, HostMigrationGate* gate, uint64_t seed);
+
+  // ---- token (control thread, Algorithm 1) ----
+  void set_assigned_token(double phi_S) { phi_assigned_ = phi_S; }
+  double assigned_token() const { return phi_assigned_; }
+  // phi_D from the last response; +inf when the receiver left it UNBOUND.
+  double admitted_token() const { return phi_admitted_; }
+  // The token the pair uses: min(phi_S, phi_D) (design-notes §4.6).
+  double token() const { return phi_admitted_ < phi_assigned_ ? phi_admitted_ : phi_assigned_; }
+
+  // ---- data path ----
+  State state() const { return state_; }
+  int active_path() const { return active_; }
+  // Bytes the pair may have in flight now (0 while selecting, idle, or in the
+  // probe-only first RTT of a new path with reorder avoidance).
+  double window(Nanos now) const;
+  uint64_t inflight() const { return sent_ - acked_; }
+  uint64_t bytes_sent() const { return sent_; }
+  uint64_t bytes_acked() const { return acked_; }
+  void on_data_sent(uint32_t bytes, Nanos now);
+  // Moves the acknowledged-byte mark forward (control/sent_history.hpp) and
+  // returns the bytes newly known to have left the network. poll() and
+  // on_message() call it; a dataplane may call it more often.
+  uint64_t advance_acks(Nanos now);
+
+  // ---- control messages ----
+  // Fills msg with the next control message due, if any; path receives the
+  // candidate index it must travel on. backlogged: the pair has queued data.
+  bool next_message(Nanos now, bool backlogged, wire::Message& msg, int& path);
+
+  struct Result {
+    bool accepted = false;      // the message was for a probe/finish of ours
+    uint64_t acked_bytes = 0;   // data bytes newly known to have left the network (incl. advance_acks)
+    bool migrated = false;      // the active path changed
+  };
+  Result on_message(const wire::Message& m, Nanos now);
+
+  // Timers: probe loss (8 base RTTs), per-RTT migration checks, Scenario 2,
+  // idle finish, candidate refresh.
+  void poll(Nanos now, bool backlogged);
+
+  // ---- observability ----
+  const Counters& counters() const { return c_; }
+  Nanos base_rtt() const { return T_; }
+  double rate_Bps() const { return rate_Bps_; }       // delivered rate, last RTT
+  double eqn3_window() const { return eqn3_w_; }      // w of Eqn 3 on the active path
+  double token_share_Bps() const { return r_; }       // r on the active path
+  const Admission& admission() const { return adm_; }
+  size_t n_paths() const { return n_paths_; }
+  bool path_known(size_t i) const { return paths_[i].known; }
+  std::span<const LinkView> path_links(size_t i) const {
+    return {paths_[i].links.data(), paths_[i].n_hop};
+  }
+
+ private:
+  struct Path {
+    uint8_t n_hop = 0;
+    std::array<LinkView, wire::kMaxHops> links{};
+    std::array<double, wire::kMaxHops> own_w{};  // w^l we registered at each hop
+    bool known = false, failed = false, counted = false;
+    double R = 0;  // Eqn 2 rate on this path (migration trigger ii)
+    ProbePacer pacer{4096, 8};      // probes and queries on this path (§4.1)
+    FinishTracker finish{8, 8};     // finish with per-hop ACKs (design-notes §4.3)
+    bool query = false;             // the outstanding probe is a candidate query
+    bool want_query = false;        // a candidate query should go out
+    uint32_t sent_seq = 0;          // pacer seq of the outstanding probe
+    uint64_t bytes_at_probe = 0;    // sent_ when that probe left
+  };
+
+  void join(int path, Nanos now, bool after_migration);
+  void start_finish(int path, Nanos now);
+  void start_queries(bool include_active);
+  bool queries_pending() const;
+  PathCandidate candidate(size_t i) const;
+  void decode_hops(Path& p, const wire::Message& m);
+  Result on_response(int path, const wire::Message& m, Nanos now);
+  void on_query_response(int path, const wire::Message& m);
+  void on_finish_ack(int path, const wire::Message& m);
+  bool choose_and_move(Nanos now, bool violation);
+  void rtt_tick(Nanos now, bool backlogged);
+  void fill_probe(int path, wire::MsgType type, uint8_t flags, Nanos now, wire::Message& msg);
+
+  EdgeParams prm_;
+  uint32_t pair_id_;
+  Nanos T_;
+  HostMigrationGate* gate_;
+  Rng rng_;
+  MigrationMonitor mon_;
+  Admission adm_;
+
+  std::array<Path, kMaxCandidatePaths> paths_{};
+  size_t n_paths_ = 0;
+  State state_ = State::selecting;
+  int active_ = -1;
+  bool migrating_ = false;       // candidate queries out after a trigger
+  bool migrate_violation_ = false;
+  Nanos hold_until_ = 0;         // reorder avoidance: probe-only until then
+  Nanos next_tick_ = 0;
+  Nanos last_data_ = 0;
+  Nanos next_refresh_ = 0;       // candidate refresh for trigger (ii)
+  bool lost_this_rtt_ = false;
+
+  double phi_assigned_ = 1.0;
+  double phi_admitted_ = 1e300;
+  uint64_t sent_ = 0, acked_ = 0;
+  uint64_t acked_at_tick_ = 0;
+  SentHistory history_;
+  Nanos last_tick_ = 0;
+  double rate_Bps_ = 0, eqn3_w_ = 0, r_ = 0;
+  Counters c_;
+};
+
+}  // namespace ufab
