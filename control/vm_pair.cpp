@@ -252,6 +252,7 @@ void VmPair::join(int path, Nanos now, bool after_migration) {
   next_tick_ = now + T_;
   last_tick_ = now;
   acked_at_tick_ = acked_;
+  rate_init_ = false;
   next_refresh_ = now + static_cast<Nanos>(prm_.candidate_refresh_rtts) * T_;
 }
 
@@ -296,7 +297,11 @@ bool VmPair::choose_and_move(Nanos now, bool violation) {
 
 void VmPair::rtt_tick(Nanos now, bool backlogged) {
   const Nanos dt = now - last_tick_;
-  rate_Bps_ = dt ? static_cast<double>(acked_ - acked_at_tick_) * 1e9 / static_cast<double>(dt) : 0;
+  // Delivered rate over this RTT, smoothed over ~4 RTTs (EWMA, gain 1/4):
+  // acks arrive in bursts, and one short RTT must not look like a violation.
+  const double sample = dt ? static_cast<double>(acked_ - acked_at_tick_) * 1e9 / static_cast<double>(dt) : 0;
+  rate_Bps_ = rate_init_ ? rate_Bps_ + (sample - rate_Bps_) / 4 : sample;
+  rate_init_ = true;
   acked_at_tick_ = acked_;
   last_tick_ = now;
   const Path& p = paths_[static_cast<size_t>(active_)];

@@ -95,7 +95,7 @@ class VmPair {
   // ---- observability ----
   const Counters& counters() const { return c_; }
   Nanos base_rtt() const { return T_; }
-  double rate_Bps() const { return rate_Bps_; }       // delivered rate, last RTT
+  double rate_Bps() const { return rate_Bps_; }       // delivered rate (EWMA over ~4 RTTs)
   double eqn3_window() const { return eqn3_w_; }      // w of Eqn 3 on the active path
   double token_share_Bps() const { return r_; }       // r on the active path
   const Admission& admission() const { return adm_; }
@@ -160,6 +160,7 @@ class VmPair {
   SentHistory history_;
   Nanos last_tick_ = 0;
   double rate_Bps_ = 0, eqn3_w_ = 0, r_ = 0;
+  bool rate_init_ = false;
   Counters c_;
 };
 
