@@ -26,6 +26,7 @@ VmPair::VmPair(const EdgeParams& params, uint32_t pair_id, Nanos base_rtt,
       rng_(seed),
       mon_(params.violation_rtts, params.better_path_hold_ns),
       history_(T_ / 32) {
+  for (uint8_t c = 0; c < 16; ++c) cap_Bps_[c] = prm_.eta * static_cast<double>(wire::capacity_code_bps(c)) / 8.0;
   n_paths_ = std::min(path_hops.size(), kMaxCandidatePaths);
   for (size_t i = 0; i < n_paths_; ++i) {
     Path& p = paths_[i];
@@ -49,19 +50,22 @@ void VmPair::on_data_sent(uint32_t bytes, Nanos now) {
 
 void VmPair::fill_probe(int path, wire::MsgType type, uint8_t flags, Nanos now, wire::Message& msg) {
   const Path& p = paths_[static_cast<size_t>(path)];
-  msg = wire::Message{};
+  // Header fields one by one and only the n_hop records the message carries
+  // (encoders ignore the rest): this runs once per probe.
   msg.type = type;
   msg.n_hop = p.n_hop;
   msg.flags = flags;
   msg.hop_index = 0;
   msg.phi = wire::tokens_to_wire(token());
   msg.pair_id = pair_id_;
+  msg.seq = 0;
   msg.timestamp_ns = now;
   msg.bytes_sent = sent_;
   // A probe registers the pair's w^l at every hop (App. G: the W field carries
   // w^l until the switch replaces it with W_l); queries and finishes carry none.
   const bool registers = type == wire::MsgType::probe && !(flags & wire::kMsgQuery);
-  for (size_t i = 0; i < p.n_hop; ++i) msg.hop[i].w = registers ? wire::window_to_wire(p.own_w[i]) : 0;
+  for (size_t i = 0; i < p.n_hop; ++i)
+    msg.hop[i] = wire::HopRecord{registers ? wire::window_to_wire(p.own_w[i]) : 0u, 0, 0, 0, 0, 0, 0};
 }
 
 bool VmPair::next_message(Nanos now, bool backlogged, wire::Message& msg, int& path) {
@@ -109,6 +113,7 @@ bool VmPair::next_message(Nanos now, bool backlogged, wire::Message& msg, int& p
 
 void VmPair::decode_hops(Path& p, const wire::Message& m) {
   const size_t n = std::min<size_t>(m.n_hop, p.n_hop);
+  double queued_ns = 0;  // sum of q_l / C_l: the queueing this path reported
   for (size_t i = 0; i < n; ++i) {
     const wire::HopRecord& h = m.hop[i];
     LinkView& l = p.links[i];
@@ -116,12 +121,14 @@ void VmPair::decode_hops(Path& p, const wire::Message& m) {
       l = LinkView{};
       continue;
     }
-    l.cap_Bps = prm_.eta * static_cast<double>(wire::capacity_code_bps(h.cap_code)) / 8.0;
+    l.cap_Bps = cap_Bps_[h.cap_code & 0xf];
     l.tx_Bps = wire::wire_to_tx(h.tx) / 8.0;
     l.queue_bytes = wire::wire_to_queue(h.q);
     l.phi_tokens = wire::wire_to_tokens(h.phi);
     l.window_bytes = wire::wire_to_window(h.w);
+    if (l.cap_Bps > 0) queued_ns += l.queue_bytes / l.cap_Bps * 1e9;
   }
+  p.queue_delay = static_cast<Nanos>(queued_ns);
   p.known = true;
   p.failed = false;
 }
@@ -141,10 +148,7 @@ uint64_t VmPair::advance_acks(Nanos now) {
   // and the age of the probe still outstanding (it follows the data FIFO, so
   // while it is out the path's RTT is at least that long). A sample taken
   // before a queue built would otherwise ack too early.
-  double queued_ns = 0;
-  for (size_t i = 0; i < p.n_hop; ++i)
-    if (p.links[i].cap_Bps > 0) queued_ns += p.links[i].queue_bytes / p.links[i].cap_Bps * 1e9;
-  Nanos est = std::max(p.pacer.last_rtt(), T_ + static_cast<Nanos>(queued_ns));
+  Nanos est = std::max(p.pacer.last_rtt(), T_ + p.queue_delay);
   if (p.pacer.outstanding() && !p.query && now > p.pacer.sent_at()) est = std::max(est, now - p.pacer.sent_at());
   if (now < est) return 0;
   const uint64_t by = history_.bytes_sent_by(now - est);
@@ -182,7 +186,7 @@ VmPair::Result VmPair::on_message(const wire::Message& m, Nanos now) {
         // R on a path we are not on: our token is not yet inside Phi_l.
         std::array<LinkView, wire::kMaxHops> with_us = p.links;
         for (size_t i = 0; i < p.n_hop; ++i) with_us[i].phi_tokens += token();
-        p.R = path_window(token(), {with_us.data(), p.n_hop}, {}, T_).R;
+        p.R = path_rate_Bps(token(), {with_us.data(), p.n_hop}, T_);
         return res;
       }
       phi_admitted_ = m.phi == kWireUnbound ? kInf : wire::wire_to_tokens(m.phi);
@@ -194,7 +198,6 @@ VmPair::Result VmPair::on_message(const wire::Message& m, Nanos now) {
                                         {p.own_w.data(), p.n_hop}, T_, {w_l.data(), p.n_hop});
       eqn3_w_ = pw.w;
       r_ = pw.r;
-      p.R = pw.R;
       const double w = adm_.update(pw.w, pw.ramp_step, now, T_);
       // Register what the pair actually uses at each hop: min(w^l, w).
       for (size_t i = 0; i < p.n_hop; ++i) p.own_w[i] = std::min(w_l[i], w);
@@ -330,6 +333,7 @@ void VmPair::rtt_tick(Nanos now, bool backlogged) {
   if (n_paths_ > 1 && !migrating_) {
     std::array<PathCandidate, kMaxCandidatePaths> cands;
     std::array<double, kMaxCandidatePaths> rates{};
+    paths_[static_cast<size_t>(active_)].R = path_rate_Bps(token(), path_links(static_cast<size_t>(active_)), T_);
     for (size_t i = 0; i < n_paths_; ++i) {
       cands[i] = candidate(i);
       rates[i] = paths_[i].R;

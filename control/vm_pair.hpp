@@ -118,6 +118,7 @@ class VmPair {
     bool want_query = false;        // a candidate query should go out
     uint32_t sent_seq = 0;          // pacer seq of the outstanding probe
     uint64_t bytes_at_probe = 0;    // sent_ when that probe left
+    Nanos queue_delay = 0;          // sum of q_l / C_l in the last response
   };
 
   void join(int path, Nanos now, bool after_migration);
@@ -134,6 +135,7 @@ class VmPair {
   void fill_probe(int path, wire::MsgType type, uint8_t flags, Nanos now, wire::Message& msg);
 
   EdgeParams prm_;
+  std::array<double, 16> cap_Bps_{};  // target C_l = eta * C'_l by capacity code
   uint32_t pair_id_;
   Nanos T_;
   HostMigrationGate* gate_;

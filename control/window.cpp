@@ -38,23 +38,41 @@ double window_bytes(double phi, double own_prev_w, const LinkView& l, Nanos T) {
 PathWindow path_window(double phi, std::span<const LinkView> links,
                        std::span<const double> own_prev_w, Nanos T,
                        std::span<double> w_per_link) {
-  PathWindow p{kInf, kInf, kInf, kInf, 0};
+  PathWindow p{kInf, kInf, kInf, 0};
   if (T == 0) return PathWindow{};  // guard: a base RTT of zero admits nothing
+  if (phi <= 0) return PathWindow{0, 0, 0, 0};
+  // Same guards as window_bytes/token_share_Bps/rate_Bps, with one division
+  // for phi/Phi_l and one for the load term per link (the per-response hot path).
+  const double t_s = static_cast<double>(T) * 1e-9;
   for (size_t i = 0; i < links.size(); ++i) {
     const LinkView& l = links[i];
-    const double prev = i < own_prev_w.size() ? own_prev_w[i] : 0.0;
-    const double w = window_bytes(phi, prev, l, T);
+    double w = kInf;
+    if (l.cap_Bps > 0) {
+      const double share = phi / effective_phi_l(phi, l);      // phi / Phi_l
+      const double cT = l.cap_Bps * t_s;                        // C_l * T
+      const double r = share * l.cap_Bps;                       // Eqn 1
+      const double load = l.tx_Bps * t_s + l.queue_bytes;       // tx_l*T + q_l
+      const double prev = i < own_prev_w.size() ? own_prev_w[i] : 0.0;
+      double W = l.window_bytes > prev ? l.window_bytes : prev;
+      if (W <= 0) W = load;
+      w = load <= 0 ? cT : std::min(share * W * cT / load, cT);  // Eqn 3
+      p.r = std::min(p.r, r);
+      p.ramp_step = std::min(p.ramp_step, r * t_s);
+    }
     if (i < w_per_link.size()) w_per_link[i] = w;
     if (w < p.w) {
       p.w = w;
       p.bottleneck = i;
     }
-    const double r = token_share_Bps(phi, l);
-    p.r = std::min(p.r, r);
-    p.R = std::min(p.R, rate_Bps(phi, l.window_bytes / (static_cast<double>(T) * 1e-9), l));
-    if (r < kInf) p.ramp_step = std::min(p.ramp_step, r * static_cast<double>(T) * 1e-9);
   }
   return p;
+}
+
+double path_rate_Bps(double phi, std::span<const LinkView> links, Nanos T) {
+  if (T == 0) return 0;
+  double R = kInf;
+  for (const LinkView& l : links) R = std::min(R, rate_Bps(phi, l.window_bytes / (static_cast<double>(T) * 1e-9), l));
+  return R;
 }
 
 }  // namespace ufab

@@ -40,13 +40,11 @@ double rate_Bps(double phi, double R_l_Bps, const LinkView& l);
 //  - C_l = 0 (unknown capacity code): no constraint, +inf.
 double window_bytes(double phi, double own_prev_w, const LinkView& l, Nanos T);
 
-// The per-path results: w = min_l w^l, r = min_l r^l, R = min_l R^l (with
-// R_l taken as W_l / T: the link's total window per base RTT, since the wire
-// does not carry R_l), and the bottleneck link of w.
+// The per-path results of one response: w = min_l w^l, r = min_l r^l, and
+// the bottleneck link of w.
 struct PathWindow {
   double w = 0;
   double r = 0;
-  double R = 0;
   double ramp_step = 0;  // min_l phi/Phi_l * C_l * T: the two-stage additive increase (§3.4)
   size_t bottleneck = 0;
 };
@@ -55,6 +53,10 @@ struct PathWindow {
 PathWindow path_window(double phi, std::span<const LinkView> links,
                        std::span<const double> own_prev_w, Nanos T,
                        std::span<double> w_per_link = {});
+
+// R = min_l R^l (Eqn 2), with R_l taken as W_l / T (the link's total window
+// per base RTT: the wire does not carry R_l). Used by migration trigger (ii).
+double path_rate_Bps(double phi, std::span<const LinkView> links, Nanos T);
 
 // §3.4: the bound on in-flight bytes on a link when every pair starts at once
 // in Scenario 2: sum_r r^l T + sum phi/Phi_l C_l T + tx_l T_max < 3 C_l T_max.

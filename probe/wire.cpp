@@ -199,7 +199,9 @@ WireError check_message(std::span<const uint8_t> msg) {
 WireError decode_message(std::span<const uint8_t> in, Message& out, size_t* consumed) {
   const WireError e = check_message(in);
   if (e != WireError::ok) return e;
-  Message m;  // hop records past n_hop stay zero, so == compares only what is on the wire
+  // Straight into out (no temporary: this runs once per response). Records
+  // past n_hop are left as they were; Message::operator== ignores them.
+  Message& m = out;
   m.type = static_cast<MsgType>(in[0] >> 4);
   m.n_hop = in[0] & 0xf;
   m.flags = in[1];
@@ -210,7 +212,6 @@ WireError decode_message(std::span<const uint8_t> in, Message& out, size_t* cons
   m.timestamp_ns = get64(in, 16);
   m.bytes_sent = get64(in, 24);
   for (size_t i = 0; i < m.n_hop; ++i) m.hop[i] = get_hop(in, Message::kMsgHeaderBytes + kHopBytes * i);
-  out = m;
   if (consumed) *consumed = m.wire_bytes();
   return WireError::ok;
 }

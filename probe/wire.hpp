@@ -100,7 +100,15 @@ struct Message {
   std::array<HopRecord, kMaxHops> hop{};
   size_t wire_bytes() const { return kMsgHeaderBytes + kHopBytes * n_hop; }
   static constexpr size_t kMsgHeaderBytes = 32;
-  bool operator==(const Message&) const = default;
+  // Equal when equal on the wire: the header and the first n_hop records.
+  bool operator==(const Message& o) const {
+    if (type != o.type || n_hop != o.n_hop || flags != o.flags || hop_index != o.hop_index || phi != o.phi ||
+        pair_id != o.pair_id || seq != o.seq || timestamp_ns != o.timestamp_ns || bytes_sent != o.bytes_sent)
+      return false;
+    for (size_t i = 0; i < n_hop && i < kMaxHops; ++i)
+      if (!(hop[i] == o.hop[i])) return false;
+    return true;
+  }
 };
 
 // Encoders return the number of bytes written, or 0 with *err set.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <algorithm>
 #include <limits>
 
 #include "control/window.hpp"
@@ -100,7 +101,32 @@ TEST(PathWindow, MinimumOverLinksAndBottleneck) {
   EXPECT_DOUBLE_EQ(p.r, kC / 16);
   EXPECT_DOUBLE_EQ(p.ramp_step, kC / 16 * 24e-6);  // 1781.25 B
   // R with R_l = W_l/T = 40000/24us = 1.6667e9: link1 = 1/16 * 1.6667e9 * 1.25 = 1.30208e8
-  EXPECT_NEAR(p.R, 1.0 / 16 * (40000 / 24e-6) * (kC / 9.5e8), 1e-3);
+  EXPECT_NEAR(path_rate_Bps(2, links, kT), 1.0 / 16 * (40000 / 24e-6) * (kC / 9.5e8), 1e-3);
+}
+
+TEST(PathWindow, AgreesWithThePerLinkEquations) {
+  // path_window fuses Eqns 1 and 3 for the hot path; it must give exactly
+  // what window_bytes and token_share_Bps give link by link.
+  Rng rng(3);
+  for (int k = 0; k < 2000; ++k) {
+    std::array<LinkView, 5> links;
+    std::array<double, 5> own, per{};
+    for (size_t i = 0; i < 5; ++i) {
+      links[i] = LinkView{rng.unit() < 0.1 ? 0.0 : 1e8 + rng.unit() * 5e10, rng.unit() < 0.2 ? 0.0 : rng.unit() * 5e10,
+                          rng.unit() < 0.3 ? 0.0 : rng.unit() * 1e5, rng.unit() * 50, rng.unit() < 0.2 ? 0.0 : rng.unit() * 1e6};
+      own[i] = rng.unit() < 0.3 ? 0.0 : rng.unit() * 1e5;
+    }
+    const double phi = 0.1 + rng.unit() * 10;
+    const PathWindow p = path_window(phi, links, own, kT, per);
+    double w = std::numeric_limits<double>::infinity(), r = w;
+    for (size_t i = 0; i < 5; ++i) {
+      EXPECT_DOUBLE_EQ(per[i], window_bytes(phi, own[i], links[i], kT));
+      w = std::min(w, per[i]);
+      r = std::min(r, token_share_Bps(phi, links[i]));
+    }
+    EXPECT_DOUBLE_EQ(p.w, w);
+    EXPECT_DOUBLE_EQ(p.r, r);
+  }
 }
 
 TEST(PathWindow, ZeroRttGuard) {

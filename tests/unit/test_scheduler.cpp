@@ -1,0 +1,499 @@
+// The edge's hierarchical packet scheduler (paper §4.1 Packet Scheduler and
+// "Scaling to a large number of VFs"; design-notes §4.7). Pick orders are
+// computed by hand from the SFQ tags: with equal packet sizes a class of
+// effective weight w advances its tag by L/w per packet, the least tag sends,
+// ties go to the lower class index.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "sched/hier_scheduler.hpp"
+
+using namespace ufab;
+
+namespace {
+
+using Sched = HierScheduler<uint32_t>;
+
+constexpr uint64_t kBigWindow = uint64_t{1} << 40;
+
+HierSchedulerConfig small_config(uint32_t flows = 4, uint32_t cap = 64) {
+  HierSchedulerConfig c;
+  c.max_tenants = 16;
+  c.max_pairs = 32;
+  c.flows_per_pair = flows;
+  c.queue_capacity = cap;
+  return c;
+}
+
+// Enqueues n packets of len bytes on flow 0 of pair; handles are the pair id.
+void fill(Sched& s, uint32_t pair, int n, uint32_t len = 100) {
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(s.enqueue(pair, 0, pair, len));
+}
+
+// The pair ids of the next n dequeues (stops early when nothing is eligible).
+std::vector<uint32_t> picks(Sched& s, int n) {
+  std::vector<uint32_t> out;
+  uint32_t pkt = 0, len = 0, pair = 0;
+  for (int i = 0; i < n && s.dequeue(pkt, len, pair); ++i) out.push_back(pair);
+  return out;
+}
+
+}  // namespace
+
+TEST(ScheduleOnce, TwoClassesWeightedFair) {
+  // Default class weights: class 0 -> 1, class 1 -> 2. Tags (units of L/2):
+  // c0 advances by 2, c1 by 1 per packet; ties go to c0.
+  Sched s(small_config());
+  ASSERT_TRUE(s.add_tenant(0, 0));
+  ASSERT_TRUE(s.add_tenant(1, 1));
+  ASSERT_TRUE(s.add_pair(10, 0, kBigWindow));
+  ASSERT_TRUE(s.add_pair(11, 1, kBigWindow));
+  fill(s, 10, 12);
+  fill(s, 11, 12);
+  const std::vector<uint32_t> want = {10, 11, 11, 10, 11, 11, 10, 11, 11, 10, 11, 11};
+  EXPECT_EQ(picks(s, 12), want);
+}
+
+TEST(ScheduleOnce, RoundRobinAcrossPairsOfATenant) {
+  Sched s(small_config());
+  ASSERT_TRUE(s.add_tenant(0, 3));
+  for (uint32_t p : {0u, 1u, 2u}) ASSERT_TRUE(s.add_pair(p, 0, kBigWindow));
+  for (uint32_t p : {0u, 1u, 2u}) fill(s, p, 3);
+  const std::vector<uint32_t> want = {0, 1, 2, 0, 1, 2, 0, 1, 2};
+  EXPECT_EQ(picks(s, 20), want);
+}
+
+TEST(ScheduleOnce, PairJoiningMidRoundGoesToTheEndOfTheRound) {
+  Sched s(small_config());
+  ASSERT_TRUE(s.add_tenant(0, 0));
+  for (uint32_t p : {0u, 1u, 2u}) ASSERT_TRUE(s.add_pair(p, 0, kBigWindow));
+  fill(s, 0, 3);
+  fill(s, 1, 3);
+  EXPECT_EQ(picks(s, 1), std::vector<uint32_t>{0});
+  // Ring 0 -> 1, cursor at 1: pair 2 joins before the cursor, after pair 0.
+  fill(s, 2, 2);
+  const std::vector<uint32_t> want = {1, 0, 2, 1, 0, 2, 1};
+  EXPECT_EQ(picks(s, 20), want);
+}
+
+TEST(ScheduleOnce, RoundRobinAcrossFlowsOfAPair) {
+  Sched s(small_config());
+  ASSERT_TRUE(s.add_tenant(0, 0));
+  ASSERT_TRUE(s.add_pair(0, 0, kBigWindow));
+  // Flow 0: 10 11 12, flow 1: 20, flow 2: 30 31 (FIFO order of arrival).
+  for (uint32_t h : {10u, 11u, 12u}) ASSERT_TRUE(s.enqueue(0, 0, h, 100));
+  ASSERT_TRUE(s.enqueue(0, 1, 20, 100));
+  for (uint32_t h : {30u, 31u}) ASSERT_TRUE(s.enqueue(0, 2, h, 100));
+
+  std::vector<uint32_t> got;
+  uint32_t pkt = 0, len = 0, pair = 0;
+  for (int i = 0; i < 3 && s.dequeue(pkt, len, pair); ++i) got.push_back(pkt);
+  EXPECT_EQ(got, (std::vector<uint32_t>{10, 20, 30}));
+  // Flow 1 emptied and left the round (0 -> 2); refilled, it joins at the end.
+  ASSERT_TRUE(s.enqueue(0, 1, 21, 100));
+  while (s.dequeue(pkt, len, pair)) got.push_back(pkt);
+  EXPECT_EQ(got, (std::vector<uint32_t>{10, 20, 30, 11, 31, 21, 12}));
+}
+
+TEST(ScheduleOnce, TenantsOfOneClassAlternate) {
+  Sched s(small_config());
+  ASSERT_TRUE(s.add_tenant(0, 2));
+  ASSERT_TRUE(s.add_tenant(1, 2));
+  ASSERT_TRUE(s.add_pair(0, 0, kBigWindow));
+  ASSERT_TRUE(s.add_pair(1, 0, kBigWindow));
+  ASSERT_TRUE(s.add_pair(2, 1, kBigWindow));
+  for (uint32_t p : {0u, 1u, 2u}) fill(s, p, 2);
+  EXPECT_EQ(s.active_tenants(2), 2u);
+  // Tenant 0 alternates its pairs 0, 1; tenant 1 has pair 2 only.
+  const std::vector<uint32_t> want = {0, 2, 1, 2, 0, 1};
+  EXPECT_EQ(picks(s, 20), want);
+  EXPECT_EQ(s.active_tenants(2), 0u);
+}
+
+TEST(ScheduleOnce, ClassWeightScalesWithActiveTenants) {
+  // Three tenants in class 0 (w=1), one in class 1 (w=2): effective weights
+  // 3 and 2, so per-tenant shares 1:1:1:2.
+  Sched s(small_config());
+  for (uint32_t t : {0u, 1u, 2u}) ASSERT_TRUE(s.add_tenant(t, 0));
+  ASSERT_TRUE(s.add_tenant(3, 1));
+  for (uint32_t t = 0; t < 4; ++t) {
+    ASSERT_TRUE(s.add_pair(t, t, kBigWindow));
+    fill(s, t, 8, 1000);
+  }
+  std::array<int, 4> count{};
+  uint32_t pkt = 0, len = 0, pair = 0;
+  for (int i = 0; i < 5000; ++i) {
+    ASSERT_TRUE(s.dequeue(pkt, len, pair));
+    ++count[pair];
+    ASSERT_TRUE(s.enqueue(pair, 0, pair, 1000));
+  }
+  EXPECT_NEAR(count[0], 1000, 1);
+  EXPECT_NEAR(count[1], 1000, 1);
+  EXPECT_NEAR(count[2], 1000, 1);
+  EXPECT_NEAR(count[3], 2000, 1);
+}
+
+namespace {
+
+// Runs n dequeues with every served pair refilled by a packet of random size
+// in [64, 1500]; returns the bytes sent per pair.
+std::vector<uint64_t> run_mixed(Sched& s, uint32_t npairs, int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<uint32_t> size(64, 1500);
+  for (uint32_t p = 0; p < npairs; ++p) {
+    for (int i = 0; i < 4; ++i) EXPECT_TRUE(s.enqueue(p, 0, p, size(rng)));
+  }
+  std::vector<uint64_t> bytes(npairs, 0);
+  uint32_t pkt = 0, len = 0, pair = 0;
+  for (int i = 0; i < n; ++i) {
+    EXPECT_TRUE(s.dequeue(pkt, len, pair));
+    bytes[pair] += len;
+    EXPECT_TRUE(s.on_acked(pair, len));
+    EXPECT_TRUE(s.enqueue(pair, 0, pair, size(rng)));
+  }
+  return bytes;
+}
+
+double share(const std::vector<uint64_t>& b, size_t i) {
+  uint64_t total = 0;
+  for (uint64_t x : b) total += x;
+  return static_cast<double>(b[i]) / static_cast<double>(total);
+}
+
+}  // namespace
+
+TEST(WeightedShares, OneTwoFiveWithMixedSizes) {
+  Sched s(small_config());
+  ASSERT_TRUE(s.set_class_weight(0, 1));
+  ASSERT_TRUE(s.set_class_weight(1, 2));
+  ASSERT_TRUE(s.set_class_weight(2, 5));
+  for (uint32_t t = 0; t < 3; ++t) {
+    ASSERT_TRUE(s.add_tenant(t, t));
+    ASSERT_TRUE(s.add_pair(t, t, 4000));  // window above 2 packets; acked at once
+  }
+  const auto b = run_mixed(s, 3, 100000, 1);
+  EXPECT_NEAR(share(b, 0) / (1.0 / 8), 1.0, 0.01);
+  EXPECT_NEAR(share(b, 1) / (2.0 / 8), 1.0, 0.01);
+  EXPECT_NEAR(share(b, 2) / (5.0 / 8), 1.0, 0.01);
+}
+
+TEST(WeightedShares, SameClassTenantsShareEqually) {
+  Sched s(small_config());
+  ASSERT_TRUE(s.add_tenant(0, 4));
+  ASSERT_TRUE(s.add_tenant(1, 4));
+  ASSERT_TRUE(s.add_pair(0, 0, kBigWindow));
+  ASSERT_TRUE(s.add_pair(1, 1, kBigWindow));
+  const auto b = run_mixed(s, 2, 100000, 2);
+  EXPECT_NEAR(share(b, 0), 0.5, 0.005);
+  EXPECT_NEAR(share(b, 1), 0.5, 0.005);
+}
+
+TEST(WeightedShares, OneOneOneTwoWithMixedSizes) {
+  Sched s(small_config());
+  for (uint32_t t : {0u, 1u, 2u}) ASSERT_TRUE(s.add_tenant(t, 0));  // w = 1
+  ASSERT_TRUE(s.add_tenant(3, 1));                                  // w = 2
+  for (uint32_t t = 0; t < 4; ++t) ASSERT_TRUE(s.add_pair(t, t, kBigWindow));
+  const auto b = run_mixed(s, 4, 100000, 3);
+  for (size_t t = 0; t < 3; ++t) EXPECT_NEAR(share(b, t) / 0.2, 1.0, 0.01) << t;
+  EXPECT_NEAR(share(b, 3) / 0.4, 1.0, 0.01);
+}
+
+TEST(Window, FullPairIsSkippedAndResumes) {
+  Sched s(small_config());
+  ASSERT_TRUE(s.set_class_weight(1, 1));
+  ASSERT_TRUE(s.add_tenant(0, 0));
+  ASSERT_TRUE(s.add_tenant(1, 1));
+  ASSERT_TRUE(s.add_pair(0, 0, 250));  // two 100 B packets fit, the third does not
+  ASSERT_TRUE(s.add_pair(1, 0, kBigWindow));
+  ASSERT_TRUE(s.add_pair(2, 1, kBigWindow));
+  for (uint32_t p : {0u, 1u, 2u}) fill(s, p, 4);
+
+  // Classes tie-break to class 0. Pair 0 blocks after its 2nd packet (pick 5);
+  // tenant 0's turns then all go to pair 1; once pair 2 is empty, class 0 has
+  // the link to itself.
+  const std::vector<uint32_t> want = {0, 2, 1, 2, 0, 2, 1, 2, 1, 1};
+  EXPECT_EQ(picks(s, 20), want);
+  EXPECT_EQ(s.pair_state(0), PairState::kBlocked);
+  EXPECT_EQ(s.inflight(0), 200u);
+  EXPECT_EQ(s.backlog_bytes(0), 200u);
+  EXPECT_EQ(s.backlog_packets(), 2u);
+  EXPECT_EQ(s.active_tenants(0), 0u);
+
+  // One ack frees room for exactly one packet: 100 + 100 <= 250 < 300.
+  ASSERT_TRUE(s.on_acked(0, 100));
+  EXPECT_EQ(s.pair_state(0), PairState::kActive);
+  EXPECT_EQ(picks(s, 5), std::vector<uint32_t>{0});
+  EXPECT_EQ(s.inflight(0), 200u);
+  EXPECT_EQ(s.pair_state(0), PairState::kBlocked);
+
+  // A larger window resumes it.
+  ASSERT_TRUE(s.set_window(0, 300));
+  EXPECT_EQ(picks(s, 5), std::vector<uint32_t>{0});
+  EXPECT_EQ(s.inflight(0), 300u);
+  EXPECT_EQ(s.pair_state(0), PairState::kIdle);
+  // Saturating ack.
+  ASSERT_TRUE(s.on_acked(0, 1000));
+  EXPECT_EQ(s.inflight(0), 0u);
+}
+
+TEST(Window, BlockedTenantLeavesItsShareToOthers) {
+  Sched s(small_config());
+  ASSERT_TRUE(s.add_tenant(0, 7));  // weight 128
+  ASSERT_TRUE(s.add_tenant(1, 0));  // weight 1
+  ASSERT_TRUE(s.add_pair(0, 0, 0));  // window 0: never sends
+  ASSERT_TRUE(s.add_pair(1, 1, kBigWindow));
+  fill(s, 0, 3);
+  fill(s, 1, 3);
+  EXPECT_EQ(s.pair_state(0), PairState::kBlocked);
+  EXPECT_EQ(s.active_tenants(7), 0u);
+  EXPECT_EQ(picks(s, 10), (std::vector<uint32_t>{1, 1, 1}));
+
+  // Window 50 < one 100 B packet: one packet when nothing is in flight.
+  ASSERT_TRUE(s.set_window(0, 50));
+  EXPECT_EQ(picks(s, 10), std::vector<uint32_t>{0});
+  EXPECT_EQ(s.inflight(0), 100u);
+  EXPECT_EQ(s.pair_state(0), PairState::kBlocked);
+  ASSERT_TRUE(s.on_acked(0, 60));  // 40 still in flight: 140 > 50
+  EXPECT_EQ(s.pair_state(0), PairState::kBlocked);
+  ASSERT_TRUE(s.on_acked(0, 40));
+  EXPECT_EQ(picks(s, 10), std::vector<uint32_t>{0});
+}
+
+TEST(Window, ShrinkingWindowParksAnActivePair) {
+  Sched s(small_config());
+  ASSERT_TRUE(s.add_tenant(0, 0));
+  ASSERT_TRUE(s.add_pair(0, 0, kBigWindow));
+  ASSERT_TRUE(s.add_pair(1, 0, kBigWindow));
+  fill(s, 0, 3);
+  fill(s, 1, 3);
+  EXPECT_EQ(picks(s, 1), std::vector<uint32_t>{0});
+  ASSERT_TRUE(s.set_window(0, 150));  // 100 in flight + 100 > 150
+  EXPECT_EQ(s.pair_state(0), PairState::kBlocked);
+  EXPECT_EQ(picks(s, 10), (std::vector<uint32_t>{1, 1, 1}));
+  ASSERT_TRUE(s.set_window(0, kBigWindow));
+  EXPECT_EQ(picks(s, 10), (std::vector<uint32_t>{0, 0}));
+}
+
+TEST(WorkConservation, EmptyClassLeavesItsShare) {
+  // Classes 0, 1 weight 1 and class 2 weight 2; class 2 has a tenant with no
+  // backlog: the other two split the link 1:1.
+  Sched s(small_config());
+  ASSERT_TRUE(s.set_class_weight(1, 1));
+  ASSERT_TRUE(s.set_class_weight(2, 2));
+  for (uint32_t t = 0; t < 3; ++t) {
+    ASSERT_TRUE(s.add_tenant(t, t));
+    ASSERT_TRUE(s.add_pair(t, t, kBigWindow));
+  }
+  fill(s, 0, 4);
+  fill(s, 1, 4);
+  EXPECT_EQ(picks(s, 20), (std::vector<uint32_t>{0, 1, 0, 1, 0, 1, 0, 1}));
+}
+
+TEST(WorkConservation, ClassReturningFromIdleGetsNoBurst) {
+  Sched s(small_config());
+  ASSERT_TRUE(s.set_class_weight(1, 1));
+  ASSERT_TRUE(s.add_tenant(0, 0));
+  ASSERT_TRUE(s.add_tenant(1, 1));
+  ASSERT_TRUE(s.add_pair(0, 0, kBigWindow));
+  ASSERT_TRUE(s.add_pair(1, 1, kBigWindow));
+  fill(s, 0, 4);
+  uint32_t pkt = 0, len = 0, pair = 0;
+  // Class 0 alone for 1000 packets: all of the link.
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_TRUE(s.dequeue(pkt, len, pair));
+    ASSERT_EQ(pair, 0u);
+    ASSERT_TRUE(s.enqueue(0, 0, 0, 100));
+  }
+  // Class 1 returns at the virtual time (999 L) below class 0's tag (1000 L):
+  // it goes first, then strict alternation, not 1000 packets in a row.
+  fill(s, 1, 64);
+  std::vector<uint32_t> got;
+  std::array<int, 2> count{};
+  for (int i = 0; i < 120; ++i) {
+    ASSERT_TRUE(s.dequeue(pkt, len, pair));
+    if (i < 8) got.push_back(pair);
+    ++count[pair];
+    ASSERT_TRUE(s.enqueue(pair, 0, pair, 100));
+  }
+  EXPECT_EQ(got, (std::vector<uint32_t>{1, 0, 1, 0, 1, 0, 1, 0}));
+  EXPECT_EQ(count[0], 60);
+  EXPECT_EQ(count[1], 60);
+}
+
+TEST(WorkConservation, ReturningHeavierClassGetsItsShareAtOnce) {
+  // Same as above with class 1 of weight 2: B B A B B A ... from the start.
+  Sched s(small_config());
+  ASSERT_TRUE(s.add_tenant(0, 0));
+  ASSERT_TRUE(s.add_tenant(1, 1));
+  ASSERT_TRUE(s.add_pair(0, 0, kBigWindow));
+  ASSERT_TRUE(s.add_pair(1, 1, kBigWindow));
+  fill(s, 0, 1);
+  uint32_t pkt = 0, len = 0, pair = 0;
+  for (int i = 0; i < 500; ++i) {
+    ASSERT_TRUE(s.dequeue(pkt, len, pair));
+    ASSERT_TRUE(s.enqueue(0, 0, 0, 100));
+  }
+  fill(s, 0, 3);
+  fill(s, 1, 9);
+  EXPECT_EQ(picks(s, 9), (std::vector<uint32_t>{1, 1, 0, 1, 1, 0, 1, 1, 0}));
+}
+
+TEST(Conservation, FullQueueDropsAreCounted) {
+  Sched s(small_config(2, 4));
+  ASSERT_TRUE(s.add_tenant(0, 0));
+  ASSERT_TRUE(s.add_pair(0, 0, kBigWindow));
+  for (uint32_t i = 0; i < 4; ++i) EXPECT_TRUE(s.enqueue(0, 0, i, 100));
+  EXPECT_FALSE(s.enqueue(0, 0, 4, 100));
+  EXPECT_FALSE(s.enqueue(0, 0, 5, 100));
+  EXPECT_TRUE(s.enqueue(0, 1, 6, 100));  // the other flow has room
+  EXPECT_FALSE(s.enqueue(0, 2, 7, 100));  // no flow 2
+  EXPECT_FALSE(s.enqueue(5, 0, 8, 100));  // no pair 5
+  EXPECT_FALSE(s.enqueue(0, 1, 9, 0));    // empty packet
+  EXPECT_FALSE(s.enqueue(0, 1, 9, Sched::kMaxPacketLen + 1));
+  const HierSchedulerCounters& c = s.counters();
+  EXPECT_EQ(c.enqueued, 5u);
+  EXPECT_EQ(c.enqueued_bytes, 500u);
+  EXPECT_EQ(c.dropped_full, 2u);
+  EXPECT_EQ(c.dropped_invalid, 4u);
+  EXPECT_EQ(s.backlog_packets(), 5u);
+  EXPECT_EQ(s.backlog_bytes(0), 500u);
+}
+
+TEST(Conservation, ExhaustedPoolDropsAreCounted) {
+  HierSchedulerConfig cfg = small_config(2, 4);
+  cfg.pool_packets = 3;  // fewer than one flow's capacity
+  Sched s(cfg);
+  ASSERT_TRUE(s.add_tenant(0, 0));
+  ASSERT_TRUE(s.add_pair(0, 0, kBigWindow));
+  EXPECT_TRUE(s.enqueue(0, 0, 1, 100));
+  EXPECT_TRUE(s.enqueue(0, 1, 2, 100));
+  EXPECT_TRUE(s.enqueue(0, 0, 3, 100));
+  EXPECT_FALSE(s.enqueue(0, 1, 4, 100));
+  EXPECT_EQ(s.counters().dropped_full, 1u);
+  EXPECT_EQ(picks(s, 1), std::vector<uint32_t>{0});  // frees one descriptor
+  EXPECT_TRUE(s.enqueue(0, 1, 4, 100));
+  EXPECT_EQ(s.backlog_packets(), 3u);
+  EXPECT_EQ(s.backlog_packets(0), 3u);
+}
+
+TEST(Conservation, PacketsAndBytesUnderRandomOperations) {
+  // A reference model of per-flow occupancy predicts every drop; after each
+  // step enqueued = dequeued + backlog (packets and bytes), the per-pair
+  // backlogs add up, and each flow stays FIFO.
+  constexpr uint32_t kPairs = 6, kFlows = 2, kCap = 4;
+  Sched s(small_config(kFlows, kCap));
+  for (uint32_t t = 0; t < 3; ++t) ASSERT_TRUE(s.add_tenant(t, t * 3));
+  for (uint32_t p = 0; p < kPairs; ++p) ASSERT_TRUE(s.add_pair(p, p % 3, 3000));
+
+  std::mt19937 rng(7);
+  std::array<uint32_t, kPairs * kFlows> occ{};
+  std::array<uint32_t, kPairs * kFlows> next_seq{};
+  std::array<uint32_t, kPairs * kFlows> expect_seq{};
+  uint64_t drops = 0;
+  uint32_t pkt = 0, len = 0, pair = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const uint32_t op = rng() % 10;
+    const uint32_t p = rng() % kPairs;
+    if (op < 5) {
+      const uint32_t f = rng() % kFlows;
+      const uint32_t fi = p * kFlows + f;
+      const uint32_t l = 64 + rng() % 1437;
+      const bool ok = s.enqueue(p, f, (fi << 20) | next_seq[fi], l);
+      ASSERT_EQ(ok, occ[fi] < kCap);
+      if (ok) {
+        ++occ[fi];
+        ++next_seq[fi];
+      } else {
+        ++drops;
+      }
+    } else if (op < 8) {
+      if (s.dequeue(pkt, len, pair)) {
+        const uint32_t fi = pkt >> 20;
+        ASSERT_EQ(fi / kFlows, pair);
+        ASSERT_EQ(pkt & 0xfffff, expect_seq[fi]++);
+        --occ[fi];
+      }
+    } else if (op < 9) {
+      ASSERT_TRUE(s.on_acked(p, rng() % 2000));
+    } else {
+      ASSERT_TRUE(s.set_window(p, rng() % 4000));
+    }
+    const HierSchedulerCounters& c = s.counters();
+    ASSERT_EQ(c.enqueued, c.dequeued + s.backlog_packets());
+    ASSERT_EQ(c.enqueued_bytes, c.dequeued_bytes + s.backlog_bytes());
+    ASSERT_EQ(c.dropped_full, drops);
+    uint64_t pkts = 0, bytes = 0;
+    for (uint32_t q = 0; q < kPairs; ++q) {
+      pkts += s.backlog_packets(q);
+      bytes += s.backlog_bytes(q);
+    }
+    ASSERT_EQ(pkts, s.backlog_packets());
+    ASSERT_EQ(bytes, s.backlog_bytes());
+  }
+  // Drain: open every window; exactly the backlog comes out.
+  for (uint32_t p = 0; p < kPairs; ++p) ASSERT_TRUE(s.set_window(p, kBigWindow));
+  const uint64_t backlog = s.backlog_packets();
+  std::array<uint32_t, 8> pkts{};
+  std::array<uint32_t, 8> lens{};
+  std::array<uint32_t, 8> pairs{};
+  uint64_t drained = 0;
+  while (size_t n = s.dequeue_burst(pkts.data(), lens.data(), pairs.data(), pkts.size())) {
+    drained += n;
+  }
+  EXPECT_EQ(drained, backlog);
+  EXPECT_EQ(s.backlog_packets(), 0u);
+  EXPECT_EQ(s.backlog_bytes(), 0u);
+  EXPECT_EQ(s.counters().enqueued, s.counters().dequeued);
+}
+
+TEST(Control, PairAndTenantLifecycle) {
+  Sched s(small_config());
+  ASSERT_TRUE(s.add_tenant(0, 0));
+  EXPECT_FALSE(s.add_tenant(0, 1));                 // exists
+  EXPECT_FALSE(s.add_tenant(1, kWeightClasses));    // no such class
+  EXPECT_FALSE(s.add_pair(0, 1, 100));              // no tenant 1
+  ASSERT_TRUE(s.add_pair(0, 0, 1000));
+  EXPECT_FALSE(s.add_pair(0, 0, 1000));             // exists
+  EXPECT_EQ(s.window(0), 1000u);
+  EXPECT_EQ(s.pair_tenant(0), 0u);
+  fill(s, 0, 1);
+  EXPECT_FALSE(s.remove_pair(0));                   // backlogged
+  EXPECT_FALSE(s.remove_tenant(0));                 // has a pair
+  EXPECT_EQ(picks(s, 2), std::vector<uint32_t>{0});
+  EXPECT_TRUE(s.remove_pair(0));
+  EXPECT_FALSE(s.has_pair(0));
+  EXPECT_FALSE(s.set_window(0, 10));
+  EXPECT_TRUE(s.remove_tenant(0));
+  EXPECT_FALSE(s.set_class_weight(0, 0));
+  EXPECT_FALSE(s.set_class_weight(0, kMaxClassWeight + 1));
+  EXPECT_THROW({ Sched bad(small_config(1, 0)); }, std::invalid_argument);
+  EXPECT_THROW({ Sched bad(small_config(2, 1u << 16)); }, std::invalid_argument);
+}
+
+TEST(Control, MovingAnActiveTenantToAnotherClass) {
+  // Tenants 0 (class 0, w=1) and 1 (class 1, w=2); moving tenant 0 to class 1
+  // makes it a round-robin peer of tenant 1.
+  Sched s(small_config());
+  ASSERT_TRUE(s.add_tenant(0, 0));
+  ASSERT_TRUE(s.add_tenant(1, 1));
+  ASSERT_TRUE(s.add_pair(0, 0, kBigWindow));
+  ASSERT_TRUE(s.add_pair(1, 1, kBigWindow));
+  fill(s, 0, 4);
+  fill(s, 1, 4);
+  ASSERT_TRUE(s.set_tenant_class(0, 1));
+  EXPECT_EQ(s.active_tenants(0), 0u);
+  EXPECT_EQ(s.active_tenants(1), 2u);
+  EXPECT_EQ(s.tenant_class(0), 1u);
+  EXPECT_EQ(picks(s, 20), (std::vector<uint32_t>{1, 0, 1, 0, 1, 0, 1, 0}));
+}
+
+TEST(Control, ClassWeightsFromAWeightClassMap) {
+  Sched s(small_config());
+  const WeightClassMap m = WeightClassMap::spanning(1, 10);
+  s.set_class_weights(m);
+  for (uint32_t c = 0; c < kWeightClasses; ++c) EXPECT_EQ(s.class_weight(c), m.class_weights()[c]);
+}
