@@ -26,7 +26,10 @@ VmPair::VmPair(const EdgeParams& params, uint32_t pair_id, Nanos base_rtt,
       rng_(seed),
       mon_(params.violation_rtts, params.better_path_hold_ns),
       history_(T_ / 32) {
-  for (uint8_t c = 0; c < 16; ++c) cap_Bps_[c] = prm_.eta * static_cast<double>(wire::capacity_code_bps(c)) / 8.0;
+  for (uint8_t c = 0; c < 16; ++c) {
+    cap_Bps_[c] = prm_.eta * static_cast<double>(wire::capacity_code_bps(c)) / 8.0;
+    inv_cap_ns_[c] = cap_Bps_[c] > 0 ? 1e9 / cap_Bps_[c] : 0.0;  // ns per queued byte
+  }
   n_paths_ = std::min(path_hops.size(), kMaxCandidatePaths);
   for (size_t i = 0; i < n_paths_; ++i) {
     Path& p = paths_[i];
@@ -126,7 +129,7 @@ void VmPair::decode_hops(Path& p, const wire::Message& m) {
     l.queue_bytes = wire::wire_to_queue(h.q);
     l.phi_tokens = wire::wire_to_tokens(h.phi);
     l.window_bytes = wire::wire_to_window(h.w);
-    if (l.cap_Bps > 0) queued_ns += l.queue_bytes / l.cap_Bps * 1e9;
+    queued_ns += l.queue_bytes * inv_cap_ns_[h.cap_code & 0xf];
   }
   p.queue_delay = static_cast<Nanos>(queued_ns);
   p.known = true;

@@ -135,7 +135,8 @@ class VmPair {
   void fill_probe(int path, wire::MsgType type, uint8_t flags, Nanos now, wire::Message& msg);
 
   EdgeParams prm_;
-  std::array<double, 16> cap_Bps_{};  // target C_l = eta * C'_l by capacity code
+  std::array<double, 16> cap_Bps_{};     // target C_l = eta * C'_l by capacity code
+  std::array<double, 16> inv_cap_ns_{};  // 1e9 / C_l: queueing delay per byte
   uint32_t pair_id_;
   Nanos T_;
   HostMigrationGate* gate_;

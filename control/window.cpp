@@ -48,14 +48,21 @@ PathWindow path_window(double phi, std::span<const LinkView> links,
     const LinkView& l = links[i];
     double w = kInf;
     if (l.cap_Bps > 0) {
-      const double share = phi / effective_phi_l(phi, l);      // phi / Phi_l
-      const double cT = l.cap_Bps * t_s;                        // C_l * T
-      const double r = share * l.cap_Bps;                       // Eqn 1
-      const double load = l.tx_Bps * t_s + l.queue_bytes;       // tx_l*T + q_l
+      const double phi_l = effective_phi_l(phi, l);
+      const double cT = l.cap_Bps * t_s;                   // C_l * T
+      const double load = l.tx_Bps * t_s + l.queue_bytes;  // tx_l*T + q_l
       const double prev = i < own_prev_w.size() ? own_prev_w[i] : 0.0;
       double W = l.window_bytes > prev ? l.window_bytes : prev;
-      if (W <= 0) W = load;
-      w = load <= 0 ? cT : std::min(share * W * cT / load, cT);  // Eqn 3
+      double r;
+      if (load <= 0) {
+        r = phi * l.cap_Bps / phi_l;  // Eqn 1
+        w = cT;                       // idle link
+      } else {
+        if (W <= 0) W = load;
+        const double inv = 1.0 / (phi_l * load);      // the one division
+        r = phi * l.cap_Bps * load * inv;             // Eqn 1: phi/Phi_l * C_l
+        w = std::min(phi * W * cT * inv, cT);         // Eqn 3
+      }
       p.r = std::min(p.r, r);
       p.ramp_step = std::min(p.ramp_step, r * t_s);
     }

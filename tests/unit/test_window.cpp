@@ -120,12 +120,13 @@ TEST(PathWindow, AgreesWithThePerLinkEquations) {
     const PathWindow p = path_window(phi, links, own, kT, per);
     double w = std::numeric_limits<double>::infinity(), r = w;
     for (size_t i = 0; i < 5; ++i) {
-      EXPECT_DOUBLE_EQ(per[i], window_bytes(phi, own[i], links[i], kT));
+      const double want = window_bytes(phi, own[i], links[i], kT);
+      EXPECT_NEAR(per[i], want, 1e-12 * want) << "link " << i;  // same equation, fused: rounding only
       w = std::min(w, per[i]);
       r = std::min(r, token_share_Bps(phi, links[i]));
     }
-    EXPECT_DOUBLE_EQ(p.w, w);
-    EXPECT_DOUBLE_EQ(p.r, r);
+    EXPECT_NEAR(p.w, w, 1e-12 * w);
+    EXPECT_NEAR(p.r, r, 1e-12 * r);
   }
 }
 
