@@ -122,15 +122,20 @@ TEST(PathWindow, AgreesWithThePerLinkEquations) {
     double w = std::numeric_limits<double>::infinity(), r = w;
     for (size_t i = 0; i < 5; ++i) {
       const double want = window_bytes(phi, own[i], links[i], kT);
-      if (std::isinf(want))
+      if (std::isinf(want)) {
         EXPECT_TRUE(std::isinf(per[i])) << "link " << i;  // unknown capacity: no constraint
-      else
+      } else {
         EXPECT_NEAR(per[i], want, 1e-12 * want) << "link " << i;  // same equation, fused: rounding only
+      }
       w = std::min(w, per[i]);
       r = std::min(r, token_share_Bps(phi, links[i]));
     }
-    if (!std::isinf(w)) EXPECT_NEAR(p.w, w, 1e-12 * w);
-    if (!std::isinf(r)) EXPECT_NEAR(p.r, r, 1e-12 * r);
+    if (!std::isinf(w)) {
+      EXPECT_NEAR(p.w, w, 1e-12 * w);
+    }
+    if (!std::isinf(r)) {
+      EXPECT_NEAR(p.r, r, 1e-12 * r);
+    }
   }
 }
 
