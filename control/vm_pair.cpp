@@ -104,7 +104,7 @@ bool VmPair::next_message(Nanos now, bool backlogged, wire::Message& msg, int& p
   // so the pair learns they left the network and can go idle.
   const bool blocked = backlogged ? static_cast<double>(inflight()) >= window(now) : inflight() > 0;
   if (p.pacer.outstanding() || !p.pacer.probe_due(blocked)) return false;
-  fill_probe(active_, wire::MsgType::probe, p.counted ? 0 : wire::kMsgNewPair, now, msg);
+  fill_probe(active_, wire::MsgType::probe, p.registered ? 0 : wire::kMsgNewPair, now, msg);
   p.sent_seq = p.pacer.on_probe_sent(now, T_);
   p.bytes_at_probe = sent_;
   msg.seq = wire_seq(p.sent_seq, static_cast<size_t>(active_));
@@ -138,9 +138,7 @@ void VmPair::decode_hops(Path& p, const wire::Message& m) {
 
 PathCandidate VmPair::candidate(size_t i) const {
   const Path& p = paths_[i];
-  return PathCandidate{std::span<const LinkView>(p.links.data(), p.n_hop),
-                       static_cast<int>(i) == active_ && state_ == State::active && p.counted,
-                       p.known && !p.failed};
+  return PathCandidate{std::span<const LinkView>(p.links.data(), p.n_hop), p.counted, p.known && !p.failed};
 }
 
 uint64_t VmPair::advance_acks(Nanos now) {
@@ -186,6 +184,7 @@ VmPair::Result VmPair::on_message(const wire::Message& m, Nanos now) {
       if (p.query) {
         p.query = false;
         decode_hops(p, m);
+        p.counted = false;  // a query does not register: Phi_l excludes us
         // R on a path we are not on: our token is not yet inside Phi_l.
         std::array<LinkView, wire::kMaxHops> with_us = p.links;
         for (size_t i = 0; i < p.n_hop; ++i) with_us[i].phi_tokens += token();
@@ -194,7 +193,8 @@ VmPair::Result VmPair::on_message(const wire::Message& m, Nanos now) {
       }
       phi_admitted_ = m.phi == kWireUnbound ? kInf : wire::wire_to_tokens(m.phi);
       decode_hops(p, m);
-      p.counted = true;
+      p.counted = true;  // this telemetry includes our own token
+      p.registered = true;
       if (static_cast<int>(idx) != active_ || state_ != State::active) return res;
       std::array<double, wire::kMaxHops> w_l{};
       const PathWindow pw = path_window(token(), {p.links.data(), p.n_hop},
@@ -249,7 +249,10 @@ void VmPair::join(int path, Nanos now, bool after_migration) {
   Path& p = paths_[static_cast<size_t>(path)];
   active_ = path;
   state_ = State::active;
-  p.counted = false;
+  p.registered = false;
+  // A fresh pacer: the registering probe goes with the first data (§3.5
+  // bootstrap). Its seqs continue the old ones so a late response is stale.
+  p.pacer = ProbePacer(prm_.probe_every_bytes, prm_.probe_timeout_rtts, p.pacer.outstanding_seq() + 1);
   p.finish = FinishTracker(prm_.probe_timeout_rtts, prm_.finish_max_retries);  // a rejoin cancels a finish
   adm_.join(token(), prm_.unit_bw_Bps, T_, now);  // Scenario 1
   for (size_t i = 0; i < p.n_hop; ++i) p.own_w[i] = adm_.window();
@@ -265,7 +268,7 @@ void VmPair::join(int path, Nanos now, bool after_migration) {
 void VmPair::start_finish(int path, Nanos now) {
   Path& p = paths_[static_cast<size_t>(path)];
   p.finish.start(now, T_, p.n_hop);
-  p.counted = false;
+  p.registered = false;
 }
 
 bool VmPair::choose_and_move(Nanos now, bool violation) {
@@ -318,7 +321,7 @@ void VmPair::rtt_tick(Nanos now, bool backlogged) {
   const bool window_limited = backlogged && static_cast<double>(inflight()) >= window(now);
   const bool violated = lost_this_rtt_ ||
                         (p.known && !path_qualified(candidate(static_cast<size_t>(active_)), token(), prm_.unit_bw_Bps)) ||
-                        (p.counted && window_limited && rate_Bps_ < (1 - prm_.violation_tolerance) * guarantee);
+                        (p.registered && window_limited && rate_Bps_ < (1 - prm_.violation_tolerance) * guarantee);
   lost_this_rtt_ = false;
   if (mon_.on_rtt(violated) && n_paths_ > 1 && !migrating_) {
     migrating_ = true;
@@ -327,7 +330,7 @@ void VmPair::rtt_tick(Nanos now, bool backlogged) {
   }
 
   // Scenario 2: an existing pair whose rate fell below r restarts at r*T.
-  if (p.counted && adm_.should_restart(rate_Bps_, r_, window_limited)) {
+  if (p.registered && adm_.should_restart(rate_Bps_, r_, window_limited)) {
     adm_.restart(r_, T_, now);
     ++c_.restarts;
   }

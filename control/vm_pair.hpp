@@ -110,7 +110,9 @@ class VmPair {
     uint8_t n_hop = 0;
     std::array<LinkView, wire::kMaxHops> links{};
     std::array<double, wire::kMaxHops> own_w{};  // w^l we registered at each hop
-    bool known = false, failed = false, counted = false;
+    bool known = false, failed = false;
+    bool counted = false;     // the last telemetry includes our token (a probe, not a query)
+    bool registered = false;  // a probe since the last join was answered (no kMsgNewPair)
     double R = 0;  // Eqn 2 rate on this path (migration trigger ii)
     ProbePacer pacer{4096, 8};      // probes and queries on this path (§4.1)
     FinishTracker finish{8, 8};     // finish with per-hop ACKs (design-notes §4.3)

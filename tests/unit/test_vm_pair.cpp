@@ -1,0 +1,307 @@
+// VmPair: the edge's per-pair state machine driven by scripted messages.
+// Values by hand from Eqn 3 and §3.4 with B_u = 1 Gb/s (1.25e8 B/s), phi = 2,
+// T = 24 us, 10 Gb/s links (code 5): C = 0.95 * 1.25e9 = 1.1875e9 B/s,
+// C*T = 28,500 B.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <vector>
+
+#include "control/vm_pair.hpp"
+#include "probe/reflect.hpp"
+#include "probe/units.hpp"
+
+using namespace ufab;
+
+namespace {
+constexpr Nanos kT = 24 * kUs;
+
+struct Hop {
+  double phi_tokens, W_bytes, tx_bps, q_bytes;
+  uint8_t cap_code = 5;
+};
+
+// The switches' answer: the probe with every hop stamped, reflected by the receiver.
+wire::Message respond(wire::Message m, const std::vector<Hop>& hops, uint32_t admitted = kWireUnbound) {
+  for (size_t i = 0; i < hops.size(); ++i) {
+    m.hop[i].w = wire::window_to_wire(hops[i].W_bytes);
+    m.hop[i].phi = wire::tokens_to_wire(hops[i].phi_tokens);
+    m.hop[i].tx = wire::tx_to_wire(hops[i].tx_bps);
+    m.hop[i].q = wire::queue_to_wire(static_cast<uint64_t>(hops[i].q_bytes));
+    m.hop[i].cap_code = hops[i].cap_code;
+    m.hop[i].flags = wire::kHopStamped;
+  }
+  m.hop_index = m.n_hop;
+  return wire::reflect(m, admitted);
+}
+
+wire::Message finish_ack(wire::Message m, uint16_t ack_mask) {
+  for (size_t i = 0; i < m.n_hop; ++i)
+    m.hop[i].flags = static_cast<uint8_t>(wire::kHopStamped | ((ack_mask >> i) & 1 ? wire::kHopAck : 0));
+  return wire::reflect(m, 0);
+}
+
+VmPair single_path(const EdgeParams& prm, uint8_t hops = 2) {
+  const std::array<uint8_t, 1> h{hops};
+  VmPair p(prm, 9, kT, h, nullptr, 1);
+  p.set_assigned_token(2);
+  return p;
+}
+}  // namespace
+
+TEST(VmPair, JoinSendsABootstrapProbeThatRegistersTheWindow) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  EXPECT_EQ(p.state(), VmPair::State::selecting);
+  p.poll(0, true);  // one candidate path: join at once (Scenario 1)
+  ASSERT_EQ(p.state(), VmPair::State::active);
+  EXPECT_DOUBLE_EQ(p.window(0), 6000.0);  // phi * B_u * T = 2 * 1.25e8 * 24e-6
+
+  wire::Message m;
+  int path = -1;
+  ASSERT_TRUE(p.next_message(0, true, m, path));
+  EXPECT_EQ(path, 0);
+  EXPECT_EQ(m.type, wire::MsgType::probe);
+  EXPECT_EQ(m.flags, wire::kMsgNewPair);
+  EXPECT_EQ(m.n_hop, 2);
+  EXPECT_EQ(m.phi, 128u);      // 2 tokens * 64
+  EXPECT_EQ(m.pair_id, 9u);
+  EXPECT_EQ(m.hop[0].w, 94u);  // ceil(6000 / 64)
+  EXPECT_EQ(m.hop[1].w, 94u);
+  // One probe outstanding: nothing more is due.
+  EXPECT_FALSE(p.next_message(1, true, m, path));
+}
+
+TEST(VmPair, ResponseAppliesEqn3AtTheBottleneck) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  p.poll(0, true);
+  wire::Message m;
+  int path;
+  ASSERT_TRUE(p.next_message(0, true, m, path));
+  // hop0: Phi 8, W 40000, tx 7.6 Gb/s (9.5e8 B/s), q 4992 -> load 22800 + 4992 = 27792
+  //   w0 = 2/8 * 40000 * 28500/27792 = 10254.749...
+  // hop1: Phi 16, same -> w1 = 5127.374...  (the bottleneck)
+  const auto res = p.on_message(respond(m, {{8, 40000, 7.6e9, 4992}, {16, 40000, 7.6e9, 4992}}), 20 * kUs);
+  ASSERT_TRUE(res.accepted);
+  const double w1 = 2.0 / 16 * 40000 * 28500 / 27792;
+  EXPECT_NEAR(p.eqn3_window(), w1, 1e-6);
+  // Bootstrap 6000 >= w: the ramp ends at once and Eqn 3 is used.
+  EXPECT_EQ(p.admission().stage(), Admission::Stage::steady);
+  EXPECT_NEAR(p.window(20 * kUs), w1, 1e-6);
+  EXPECT_DOUBLE_EQ(p.token_share_Bps(), 1.1875e9 / 8);  // r = min(2/8, 2/16) * C
+  EXPECT_EQ(p.counters().responses, 1u);
+}
+
+TEST(VmPair, TwoStageRampAddsTheTokenShareEachRtt) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  p.poll(0, true);
+  wire::Message m;
+  int path;
+  // Idle links: Eqn 3 gives C*T = 28500; r = 2/16 * C = 1.484375e8 -> step r*T = 3562.5
+  const std::vector<Hop> idle{{8, 40000, 0, 0}, {16, 40000, 0, 0}};
+  ASSERT_TRUE(p.next_message(0, true, m, path));
+  p.on_message(respond(m, idle), 20 * kUs);
+  EXPECT_DOUBLE_EQ(p.window(20 * kUs), 6000.0);  // less than one RTT: no step yet
+  p.on_data_sent(6000, 21 * kUs);                 // window full -> a probe is due at once
+  ASSERT_TRUE(p.next_message(21 * kUs, true, m, path));
+  EXPECT_EQ(m.bytes_sent, 6000u);
+  auto res = p.on_message(respond(m, idle), 40 * kUs);
+  EXPECT_EQ(res.acked_bytes, 6000u);  // data before the probe has left the network
+  EXPECT_DOUBLE_EQ(p.window(40 * kUs), 6000 + 3562.5);
+  p.on_data_sent(9563, 41 * kUs);
+  ASSERT_TRUE(p.next_message(41 * kUs, true, m, path));
+  p.on_message(respond(m, idle), 60 * kUs);
+  EXPECT_DOUBLE_EQ(p.window(60 * kUs), 6000 + 2 * 3562.5);
+  EXPECT_EQ(p.admission().stage(), Admission::Stage::ramp);
+  // The probe registers what the pair uses: min(w^l, w) = 13125 -> 206 units.
+  p.on_data_sent(13125, 61 * kUs);
+  ASSERT_TRUE(p.next_message(61 * kUs, true, m, path));
+  EXPECT_EQ(m.hop[0].w, 206u);
+  EXPECT_EQ(m.flags, 0);  // counted now: no longer a new pair
+}
+
+TEST(VmPair, ReceiverAdmittedTokenBoundsTheToken) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  p.poll(0, true);
+  wire::Message m;
+  int path;
+  ASSERT_TRUE(p.next_message(0, true, m, path));
+  p.on_message(respond(m, {{8, 0, 0, 0}, {8, 0, 0, 0}}, wire::tokens_to_wire(1.5)), 20 * kUs);
+  EXPECT_DOUBLE_EQ(p.admitted_token(), 1.5);
+  EXPECT_DOUBLE_EQ(p.token(), 1.5);  // min(assigned 2, admitted 1.5), design-notes §4.6
+  p.on_data_sent(4096, 21 * kUs);
+  ASSERT_TRUE(p.next_message(21 * kUs, true, m, path));
+  EXPECT_EQ(m.phi, 96u);  // 1.5 * 64
+}
+
+TEST(VmPair, StaleAndForeignMessagesAreIgnored) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  p.poll(0, true);
+  wire::Message m;
+  int path;
+  ASSERT_TRUE(p.next_message(0, true, m, path));
+  wire::Message other = respond(m, {{8, 0, 0, 0}, {8, 0, 0, 0}});
+  other.pair_id = 10;
+  EXPECT_FALSE(p.on_message(other, 5 * kUs).accepted);
+  wire::Message wrong = respond(m, {{8, 0, 0, 0}, {8, 0, 0, 0}});
+  wrong.seq += 16;  // a probe never sent
+  EXPECT_FALSE(p.on_message(wrong, 5 * kUs).accepted);
+  EXPECT_EQ(p.counters().stale, 2u);
+  EXPECT_TRUE(p.on_message(respond(m, {{8, 0, 0, 0}, {8, 0, 0, 0}}), 6 * kUs).accepted);
+  EXPECT_FALSE(p.on_message(respond(m, {{8, 0, 0, 0}, {8, 0, 0, 0}}), 7 * kUs).accepted);  // duplicate
+}
+
+TEST(VmPair, ProbeLostAfterEightBaseRtts) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  p.poll(0, true);
+  wire::Message m;
+  int path;
+  ASSERT_TRUE(p.next_message(0, true, m, path));
+  p.poll(8 * kT - 1, true);
+  EXPECT_EQ(p.counters().probe_losses, 0u);
+  p.poll(8 * kT, true);
+  EXPECT_EQ(p.counters().probe_losses, 1u);
+  ASSERT_TRUE(p.next_message(8 * kT, true, m, path));  // probes again at once
+}
+
+TEST(VmPair, IdlePairFinishesWithPerHopAcksAndRetries) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  p.poll(0, true);
+  wire::Message m;
+  int path;
+  ASSERT_TRUE(p.next_message(0, true, m, path));
+  p.on_data_sent(3000, 1 * kUs);
+  p.on_message(respond(m, {{8, 0, 0, 0}, {8, 0, 0, 0}}), 20 * kUs);
+  // The tail probe acknowledges the last 3000 bytes.
+  ASSERT_TRUE(p.next_message(21 * kUs, false, m, path));
+  p.on_message(respond(m, {{8, 0, 0, 0}, {8, 0, 0, 0}}), 40 * kUs);
+  EXPECT_EQ(p.inflight(), 0u);
+  // Idle for idle_finish_ns (10 ms) after the last data: finish.
+  const Nanos t_idle = 1 * kUs + prm.idle_finish_ns;
+  p.poll(t_idle - 1, false);
+  EXPECT_EQ(p.state(), VmPair::State::active);
+  p.poll(t_idle, false);
+  EXPECT_EQ(p.state(), VmPair::State::idle);
+  ASSERT_TRUE(p.next_message(t_idle, false, m, path));
+  EXPECT_EQ(m.type, wire::MsgType::finish);
+  EXPECT_EQ(m.flags, 0);
+  // Only hop 0 acks; the retry goes after 8 base RTTs, marked as a retry.
+  EXPECT_FALSE(p.on_message(finish_ack(m, 0b01), t_idle + 20 * kUs).accepted);
+  EXPECT_FALSE(p.next_message(t_idle + 8 * kT - 1, false, m, path));
+  ASSERT_TRUE(p.next_message(t_idle + 8 * kT, false, m, path));
+  EXPECT_EQ(m.type, wire::MsgType::finish);
+  EXPECT_EQ(m.flags, wire::kMsgRetry);
+  EXPECT_TRUE(p.on_message(finish_ack(m, 0b10), t_idle + 8 * kT + 20 * kUs).accepted);  // 01 | 10: all hops
+  EXPECT_EQ(p.counters().finish_acked, 1u);
+  // New data: the pair rejoins its qualified path (Scenario 1 again).
+  p.poll(t_idle + 1 * kMs, true);
+  EXPECT_EQ(p.state(), VmPair::State::active);
+  EXPECT_DOUBLE_EQ(p.window(t_idle + 1 * kMs), 6000.0);
+}
+
+namespace {
+// Two candidate paths of two hops each; the host gate lets one migration
+// through per freeze window.
+struct TwoPaths {
+  EdgeParams prm;
+  HostMigrationGate gate{10, 5};
+  VmPair p;
+  explicit TwoPaths(const EdgeParams& e = EdgeParams{}) : prm(e), p(prm, 3, kT, std::array<uint8_t, 2>{2, 2}, &gate, 11) {
+    p.set_assigned_token(2);
+  }
+};
+}  // namespace
+
+TEST(VmPair, SelectsAQualifiedPathFromParallelQueries) {
+  TwoPaths t;
+  t.p.poll(0, true);
+  EXPECT_EQ(t.p.state(), VmPair::State::selecting);
+  wire::Message q0, q1;
+  int path0 = -1, path1 = -1;
+  ASSERT_TRUE(t.p.next_message(0, true, q0, path0));
+  ASSERT_TRUE(t.p.next_message(0, true, q1, path1));
+  EXPECT_EQ(path0, 0);
+  EXPECT_EQ(path1, 1);
+  // Queries stamp but do not register: flag set, no window carried.
+  EXPECT_EQ(q0.flags, wire::kMsgQuery);
+  EXPECT_EQ(q0.hop[0].w, 0u);
+  // Path 0: (8 + 2) tokens * 1 Gb/s > 9.5 Gb/s -> not qualified. Path 1: (2 + 2) -> qualified.
+  t.p.on_message(respond(q0, {{8, 0, 0, 0}, {1, 0, 0, 0}}), 20 * kUs);
+  t.p.poll(21 * kUs, true);
+  EXPECT_EQ(t.p.state(), VmPair::State::selecting);  // still waiting for path 1
+  t.p.on_message(respond(q1, {{2, 0, 0, 0}, {2, 0, 0, 0}}), 22 * kUs);
+  t.p.poll(23 * kUs, true);
+  ASSERT_EQ(t.p.state(), VmPair::State::active);
+  EXPECT_EQ(t.p.active_path(), 1);
+}
+
+TEST(VmPair, FailureNoticeMigratesThroughTheHostGateAndFinishesTheOldPath) {
+  EdgeParams prm;
+  prm.reorder_avoidance = true;
+  TwoPaths t(prm);
+  t.p.poll(0, true);
+  wire::Message q0, q1, m;
+  int path;
+  t.p.next_message(0, true, q0, path);
+  t.p.next_message(0, true, q1, path);
+  t.p.on_message(respond(q0, {{9, 0, 0, 0}, {9, 0, 0, 0}}), 20 * kUs);
+  t.p.on_message(respond(q1, {{1, 0, 0, 0}, {1, 0, 0, 0}}), 20 * kUs);
+  t.p.poll(21 * kUs, true);
+  ASSERT_EQ(t.p.active_path(), 1);
+  ASSERT_TRUE(t.p.next_message(21 * kUs, true, m, path));  // the probe on path 1
+  EXPECT_EQ(path, 1);
+
+  // A switch on path 1 reports the link down (the failure notice comes back as the probe).
+  wire::Message fail = m;
+  fail.type = wire::MsgType::failure;
+  EXPECT_TRUE(t.p.on_message(fail, 30 * kUs).accepted);
+  EXPECT_EQ(t.p.counters().failures, 1u);
+  // Candidates are queried again (all but the active path); path 0 is now light.
+  ASSERT_TRUE(t.p.next_message(31 * kUs, true, q0, path));
+  EXPECT_EQ(path, 0);
+  EXPECT_EQ(q0.flags, wire::kMsgQuery);
+  t.p.on_message(respond(q0, {{2, 0, 0, 0}, {2, 0, 0, 0}}), 50 * kUs);
+  t.p.poll(51 * kUs, true);
+  ASSERT_EQ(t.p.active_path(), 0);
+  EXPECT_EQ(t.p.counters().migrations_violation, 1u);
+  EXPECT_EQ(t.gate.granted(), 1u);
+  // Reorder avoidance: probe-only for the first base RTT on the new path.
+  EXPECT_EQ(t.p.window(51 * kUs + kT - 1), 0.0);
+  EXPECT_DOUBLE_EQ(t.p.window(51 * kUs + kT), 6000.0);
+  // The old path is finished first.
+  ASSERT_TRUE(t.p.next_message(52 * kUs, true, m, path));
+  EXPECT_EQ(m.type, wire::MsgType::finish);
+  EXPECT_EQ(path, 1);
+}
+
+TEST(VmPair, UnqualifiedPathForFiveRttsTriggersMigration) {
+  TwoPaths t;
+  t.p.poll(0, true);
+  wire::Message q0, q1, m;
+  int path;
+  t.p.next_message(0, true, q0, path);
+  t.p.next_message(0, true, q1, path);
+  t.p.on_message(respond(q0, {{1, 0, 0, 0}, {1, 0, 0, 0}}), 20 * kUs);
+  t.p.on_message(respond(q1, {{9, 0, 0, 0}, {9, 0, 0, 0}}), 20 * kUs);
+  t.p.poll(21 * kUs, true);
+  ASSERT_EQ(t.p.active_path(), 0);
+  const Nanos join = 21 * kUs;
+  // Path 0 now reports Phi = 12 tokens: 12 * 1 Gb/s > 9.5 Gb/s, unqualified.
+  ASSERT_TRUE(t.p.next_message(join, true, m, path));
+  t.p.on_message(respond(m, {{12, 0, 0, 0}, {12, 0, 0, 0}}), join + 20 * kUs);
+  // RTT ticks at join + k*T; the 5th violating one starts the candidate queries.
+  for (int k = 1; k <= 4; ++k) {
+    t.p.poll(join + k * kT, true);
+    EXPECT_FALSE(t.p.next_message(join + k * kT, false, m, path) && m.flags == wire::kMsgQuery) << k;
+  }
+  t.p.poll(join + 5 * kT, true);
+  ASSERT_TRUE(t.p.next_message(join + 5 * kT, true, m, path));
+  EXPECT_EQ(m.flags, wire::kMsgQuery);
+  EXPECT_EQ(path, 1);
+}
