@@ -158,6 +158,14 @@ int main(int argc, char** argv) {
               "(3 BDP = 85.5 KB)\n",
               total, target, total / target * 100, static_cast<double>(m.link(4).max_queue_bytes) / 1000,
               static_cast<double>(m.max_inflight_on_link(4)) / 1000);
+  uint64_t ctl = 0, data = 0;
+  for (size_t i = 0; i < m.n_pairs(); ++i) {
+    ctl += m.control_bytes(i);
+    data += m.delivered_bytes(i);
+  }
+  const double overhead = data + ctl ? static_cast<double>(ctl) / static_cast<double>(data + ctl) : 0;
+  std::printf("probe overhead: %.2f%% of the bytes sent (probes, queries and finishes; L_w = %llu B)\n",
+              overhead * 100, static_cast<unsigned long long>(f.edge.probe_every_bytes));
 
   if (!o.json.empty()) {
     FILE* j = std::fopen(o.json.c_str(), "w");
@@ -166,9 +174,9 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::fprintf(j, "{\n  \"target_gbps\": %.3f,\n  \"link_gbps\": %.4f,\n  \"peak_queue_bytes\": %llu,\n"
-                 "  \"peak_inflight_bytes\": %llu,\n  \"pairs\": [\n",
+                 "  \"peak_inflight_bytes\": %llu,\n  \"probe_overhead\": %.5f,\n  \"pairs\": [\n",
                  target, total, static_cast<unsigned long long>(m.link(4).max_queue_bytes),
-                 static_cast<unsigned long long>(m.max_inflight_on_link(4)));
+                 static_cast<unsigned long long>(m.max_inflight_on_link(4)), overhead);
     for (size_t i = 0; i < m.n_pairs(); ++i)
       std::fprintf(j, "    {\"name\": \"%s\", \"token\": %.3f, \"rate_gbps\": %.4f, \"probes\": %llu}%s\n",
                    f.pairs[i].name.c_str(), tokens[i], final_rate[i],
