@@ -46,14 +46,20 @@ void BM_Eqn3PathWindow5Hop(benchmark::State& st) {
 }
 BENCHMARK(BM_Eqn3PathWindow5Hop);
 
+// A pair on one 5-hop path, joined at t = 0 (a single path joins at once).
+VmPair joined_pair(const EdgeParams& prm, uint32_t id, double token) {
+  const std::array<uint8_t, 1> hops{5};
+  VmPair pair(prm, id, kT, hops, nullptr, id);
+  pair.set_assigned_token(token);
+  pair.poll(0, true);
+  return pair;
+}
+
 // next_message (probe) -> switch-stamped response -> on_message, in memory.
 void BM_ProbeResponseCycle5Hop(benchmark::State& st) {
   EdgeParams prm;
-  const std::array<uint8_t, 1> hops{5};
-  VmPair pair(prm, 7, kT, hops, nullptr, 1);
-  pair.set_assigned_token(2);
+  VmPair pair = joined_pair(prm, 7, 2);
   Nanos now = 0;
-  pair.poll(now, true);  // single path: joins at once
   std::array<wire::HopRecord, 5> recs;
   for (uint32_t i = 0; i < 5; ++i) recs[i] = stamped(i);
   wire::Message m;
@@ -76,11 +82,8 @@ BENCHMARK(BM_ProbeResponseCycle5Hop);
 // As above, with the response decoded from its wire bytes.
 void BM_ResponseFromWire5Hop(benchmark::State& st) {
   EdgeParams prm;
-  const std::array<uint8_t, 1> hops{5};
-  VmPair pair(prm, 7, kT, hops, nullptr, 1);
-  pair.set_assigned_token(2);
+  VmPair pair = joined_pair(prm, 7, 2);
   Nanos now = 0;
-  pair.poll(now, true);
   std::array<uint8_t, 256> buf{};
   wire::Message m, in;
   int path = 0;
@@ -110,14 +113,9 @@ BENCHMARK(BM_ResponseFromWire5Hop);
 void BM_ResponseHandled5Hop(benchmark::State& st) {
   constexpr size_t kPairs = 64;
   EdgeParams prm;
-  const std::array<uint8_t, 1> hops{5};
   std::vector<VmPair> pairs;
   pairs.reserve(kPairs);
-  for (size_t i = 0; i < kPairs; ++i) {
-    pairs.emplace_back(prm, static_cast<uint32_t>(i + 1), kT, hops, nullptr, i);
-    pairs.back().set_assigned_token(1 + static_cast<double>(i % 4));
-    pairs.back().poll(0, true);
-  }
+  for (size_t i = 0; i < kPairs; ++i) pairs.push_back(joined_pair(prm, static_cast<uint32_t>(i + 1), 1 + static_cast<double>(i % 4)));
   std::vector<std::array<uint8_t, 128>> bufs(kPairs);
   std::vector<size_t> lens(kPairs);
   Nanos now = 0;

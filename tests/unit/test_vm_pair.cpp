@@ -215,6 +215,18 @@ struct TwoPaths {
   explicit TwoPaths(const EdgeParams& e = EdgeParams{}) : prm(e), p(prm, 3, kT, std::array<uint8_t, 2>{2, 2}, &gate, 11) {
     p.set_assigned_token(2);
   }
+  // Query both candidates at t = 0, answer with the given Phi on each path's
+  // two hops at 20 us, and let the pair choose at 21 us.
+  void join(double phi_path0, double phi_path1) {
+    p.poll(0, true);
+    wire::Message q0, q1;
+    int path;
+    p.next_message(0, true, q0, path);
+    p.next_message(0, true, q1, path);
+    p.on_message(respond(q0, {{phi_path0, 0, 0, 0}, {phi_path0, 0, 0, 0}}), 20 * kUs);
+    p.on_message(respond(q1, {{phi_path1, 0, 0, 0}, {phi_path1, 0, 0, 0}}), 20 * kUs);
+    p.poll(21 * kUs, true);
+  }
 };
 }  // namespace
 
@@ -245,14 +257,9 @@ TEST(VmPair, FailureNoticeMigratesThroughTheHostGateAndFinishesTheOldPath) {
   EdgeParams prm;
   prm.reorder_avoidance = true;
   TwoPaths t(prm);
-  t.p.poll(0, true);
-  wire::Message q0, q1, m;
+  t.join(9, 1);
+  wire::Message q0, m;
   int path;
-  t.p.next_message(0, true, q0, path);
-  t.p.next_message(0, true, q1, path);
-  t.p.on_message(respond(q0, {{9, 0, 0, 0}, {9, 0, 0, 0}}), 20 * kUs);
-  t.p.on_message(respond(q1, {{1, 0, 0, 0}, {1, 0, 0, 0}}), 20 * kUs);
-  t.p.poll(21 * kUs, true);
   ASSERT_EQ(t.p.active_path(), 1);
   ASSERT_TRUE(t.p.next_message(21 * kUs, true, m, path));  // the probe on path 1
   EXPECT_EQ(path, 1);
@@ -282,14 +289,9 @@ TEST(VmPair, FailureNoticeMigratesThroughTheHostGateAndFinishesTheOldPath) {
 
 TEST(VmPair, UnqualifiedPathForFiveRttsTriggersMigration) {
   TwoPaths t;
-  t.p.poll(0, true);
-  wire::Message q0, q1, m;
+  t.join(1, 9);
+  wire::Message m;
   int path;
-  t.p.next_message(0, true, q0, path);
-  t.p.next_message(0, true, q1, path);
-  t.p.on_message(respond(q0, {{1, 0, 0, 0}, {1, 0, 0, 0}}), 20 * kUs);
-  t.p.on_message(respond(q1, {{9, 0, 0, 0}, {9, 0, 0, 0}}), 20 * kUs);
-  t.p.poll(21 * kUs, true);
   ASSERT_EQ(t.p.active_path(), 0);
   const Nanos join = 21 * kUs;
   // Path 0 now reports Phi = 12 tokens: 12 * 1 Gb/s > 9.5 Gb/s, unqualified.
