@@ -3,21 +3,29 @@
 // below matches a row of those diagrams.
 #include "probe/wire.hpp"
 
+#include <bit>
+#include <cstring>
+
 #include "probe/units.hpp"
 
 namespace ufab::wire {
 namespace {
 
 // ---- big-endian helpers (callers have already checked the bounds) ----
+// Loads go through memcpy + byte swap: one load and one bswap per field on
+// the response path instead of a shift/or per byte.
+uint32_t load_be32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return std::endian::native == std::endian::little ? __builtin_bswap32(v) : v;
+}
 uint16_t get16(std::span<const uint8_t> b, size_t o) {
   return static_cast<uint16_t>((b[o] << 8) | b[o + 1]);
 }
 uint32_t get24(std::span<const uint8_t> b, size_t o) {
   return (uint32_t{b[o]} << 16) | (uint32_t{b[o + 1]} << 8) | b[o + 2];
 }
-uint32_t get32(std::span<const uint8_t> b, size_t o) {
-  return (uint32_t{b[o]} << 24) | get24(b, o + 1);
-}
+uint32_t get32(std::span<const uint8_t> b, size_t o) { return load_be32(b.data() + o); }
 uint64_t get64(std::span<const uint8_t> b, size_t o) {
   return (uint64_t{get32(b, o)} << 32) | get32(b, o + 4);
 }
@@ -70,14 +78,17 @@ void put_hop(std::span<uint8_t> b, size_t o, const HopRecord& h) {
   b[o + 15] = h.port;
 }
 HopRecord get_hop(std::span<const uint8_t> b, size_t o) {
+  const uint8_t* p = b.data() + o;
   HopRecord h;
-  h.w = get32(b, o + 0);
-  h.phi = get32(b, o + 4);
-  h.tx = get24(b, o + 8);
-  h.q = get24(b, o + 11);
-  h.cap_code = static_cast<uint8_t>(b[o + 14] >> 4);
-  h.flags = static_cast<uint8_t>(b[o + 14] & 0xf);
-  h.port = b[o + 15];
+  h.w = load_be32(p);
+  h.phi = load_be32(p + 4);
+  const uint32_t a = load_be32(p + 8);   // tx(24) | q[23:16]
+  const uint32_t c = load_be32(p + 12);  // q[15:0] | cap:flags | port
+  h.tx = a >> 8;
+  h.q = ((a & 0xff) << 16) | (c >> 16);
+  h.cap_code = static_cast<uint8_t>((c >> 12) & 0xf);
+  h.flags = static_cast<uint8_t>((c >> 8) & 0xf);
+  h.port = static_cast<uint8_t>(c);
   return h;
 }
 
