@@ -84,6 +84,7 @@ MiniFabric::PacketPtr MiniFabric::make_packet(size_t i, int path, bool control, 
   const PairSpec& ps = spec_.pairs[i];
   const auto& labels = ps.paths[static_cast<size_t>(path)];
   auto pkt = std::make_shared<Packet>();
+  pkt->control = control;
   pkt->pair = static_cast<uint32_t>(i);
   pkt->path = path;
   pkt->hops_left = static_cast<uint8_t>(labels.size());
@@ -152,16 +153,23 @@ void MiniFabric::host_send(uint32_t h) {
 }
 
 void MiniFabric::arrive(PacketPtr p, uint16_t in_port) {
+  const bool was_probe = p->control;
   const swmodel::Decision d = sw_->ingress(p->frame, in_port, now_);
   if (!d.forward) return;  // counted by the switch model per reason
-  if (d.port >= links_.size()) {
-    // A failure notice going back out a host port: it reaches the sender.
+  if (was_probe && d.port == in_port) {
+    // The switch turned a probe to a down port into a failure notice and sent
+    // it back out its ingress port. Links here are one-way, so the notice
+    // reaches the sender after the propagation delay it has come so far.
     wire::FrameView v;
     wire::Message m;
     if (wire::parse_frame(p->frame, v) == wire::WireError::ok &&
         wire::decode_message(std::span<const uint8_t>(p->frame).subspan(v.payload_offset, v.payload_len), m) ==
-            wire::WireError::ok)
-      to_sender(p->pair, m, 0);
+            wire::WireError::ok &&
+        m.type == wire::MsgType::failure) {
+      Nanos back = 0;
+      for (size_t k = 0; k < m.hop_index; ++k) back += spec_.links[spec_.pairs[p->pair].paths[static_cast<size_t>(p->path)][k]].prop;
+      to_sender(p->pair, m, back);
+    }
     return;
   }
   p->in_port = in_port;

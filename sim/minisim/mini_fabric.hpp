@@ -99,6 +99,7 @@ class MiniFabric {
     uint32_t pair = 0;
     uint16_t in_port = 0;
     uint8_t hops_left = 0;  // links still to cross
+    bool control = false;   // a uFAB control message (probe, query, finish)
     int path = 0;           // candidate path index at the sender
   };
   using PacketPtr = std::shared_ptr<Packet>;

@@ -307,3 +307,37 @@ TEST(VmPair, UnqualifiedPathForFiveRttsTriggersMigration) {
   EXPECT_EQ(m.flags, wire::kMsgQuery);
   EXPECT_EQ(path, 1);
 }
+
+TEST(VmPair, BetterPathHeldForTheHoldTimeTriggersMigration) {
+  // Trigger (ii) (§3.5): a qualified candidate with a larger R (Eqn 2 with
+  // R_l = W_l / T) for better_path_hold_ns. Hold shortened to 2 ms here.
+  EdgeParams prm;
+  prm.better_path_hold_ns = 2 * kMs;
+  prm.candidate_refresh_rtts = 10;
+  TwoPaths t(prm);
+  t.join(1, 9);
+  ASSERT_EQ(t.p.active_path(), 0);
+  // Path 0 busy: Phi 8, tx 9.5e8 B/s -> R0 = 2/8 * (40000/24us) * 1.25 = 5.2e8 B/s.
+  // Path 1 nearly idle: Phi 2 (+2 for us), tx 1e8 B/s -> R1 capped at C = 1.1875e9 B/s.
+  const std::vector<Hop> busy{{8, 40000, 7.6e9, 0}, {8, 40000, 7.6e9, 0}};
+  const std::vector<Hop> idle{{2, 40000, 0.8e9, 0}, {2, 40000, 0.8e9, 0}};
+  Nanos first_better = 0, moved = 0;
+  for (Nanos now = 22 * kUs; now < 5 * kMs && !moved; now += kT) {
+    t.p.on_data_sent(4096, now);
+    wire::Message m;
+    int path;
+    while (t.p.next_message(now, true, m, path)) {
+      if (m.type != wire::MsgType::probe) continue;
+      if (path == 1 && !first_better) first_better = now;
+      t.p.on_message(respond(m, path == 0 ? busy : idle), now + 20 * kUs);
+    }
+    t.p.poll(now + 21 * kUs, true);
+    if (t.p.active_path() == 1) moved = now + 21 * kUs;
+  }
+  ASSERT_GT(moved, 0u) << "never moved to the better path";
+  EXPECT_GE(moved - first_better, 2 * kMs);
+  EXPECT_LE(moved - first_better, 2 * kMs + 12 * kT);  // + one refresh period and a tick
+  EXPECT_EQ(t.p.counters().migrations_better, 1u);
+  EXPECT_EQ(t.p.counters().migrations_violation, 0u);
+  EXPECT_EQ(t.gate.granted(), 0u);  // (ii) is not an emergency: no freeze window
+}
