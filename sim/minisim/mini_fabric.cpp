@@ -51,7 +51,53 @@ MiniFabric::MiniFabric(FabricSpec spec) : spec_(std::move(spec)) {
     host_pairs_[ps.host].push_back(i);
     at(ps.start, [this, h = ps.host] { wake_host(h); });
   }
+  if (!spec_.vm_tokens.empty()) {
+    const size_t n_vm = spec_.vm_tokens.size();
+    vm_out_.resize(n_vm);
+    vm_in_.resize(n_vm);
+    for (size_t i = 0; i < spec_.pairs.size(); ++i) {
+      const PairSpec& ps = spec_.pairs[i];
+      if (ps.src_vm >= n_vm || ps.dst_vm >= n_vm) throw std::invalid_argument("minisim: pair " + ps.name + " names an unknown VM");
+      vm_out_[ps.src_vm].push_back(i);
+      vm_in_[ps.dst_vm].push_back(i);
+    }
+    for (size_t v = 0; v < n_vm; ++v) {
+      senders_.emplace_back(spec_.vm_tokens[v]);
+      senders_.back().resize(vm_out_[v].size());
+      receivers_.emplace_back(spec_.vm_tokens[v]);
+      receivers_.back().resize(vm_in_[v].size());
+    }
+    at(0, [this] { token_round(); });
+  }
   at(0, [this] { poll_all(); });
+}
+
+// The control thread's token period (App. E): each source VM splits its
+// tokens over its active pairs (Algorithm 1 sender), each destination VM
+// arbitrates the tokens its incoming pairs request (receiver). A pair that is
+// not active takes no part.
+void MiniFabric::token_round() {
+  for (size_t v = 0; v < vm_out_.size(); ++v) {
+    std::vector<size_t> active;
+    for (size_t i : vm_out_[v])
+      if (backlogged(i) || pairs_[i].vm->inflight() > 0) active.push_back(i);
+    senders_[v].resize(active.size());
+    auto pt = senders_[v].pairs();
+    for (size_t k = 0; k < active.size(); ++k)
+      pt[k] = PairToken{pairs_[active[k]].vm->rate_Bps(), 0, pairs_[active[k]].vm->admitted_token()};
+    senders_[v].assign(spec_.edge.unit_bw_Bps);
+    for (size_t k = 0; k < active.size(); ++k) pairs_[active[k]].vm->set_assigned_token(pt[k].phi_S);
+
+    std::vector<size_t> incoming;
+    for (size_t i : vm_in_[v])
+      if (pairs_[i].requested > 0) incoming.push_back(i);
+    receivers_[v].resize(incoming.size());
+    auto rt = receivers_[v].pairs();
+    for (size_t k = 0; k < incoming.size(); ++k) rt[k] = PairToken{0, pairs_[incoming[k]].requested, kTokenUnbound};
+    receivers_[v].admit();
+    for (size_t k = 0; k < incoming.size(); ++k) pairs_[incoming[k]].admitted = rt[k].phi_D;
+  }
+  at(now_ + spec_.token_period, [this] { token_round(); });
 }
 
 MiniFabric::~MiniFabric() = default;
@@ -236,9 +282,16 @@ void MiniFabric::deliver(PacketPtr p) {
       wire::WireError::ok)
     return;
   if (m.type != wire::MsgType::probe && m.type != wire::MsgType::finish) return;
-  // The receiving edge reflects the probe; it admits whatever was asked
-  // (UNBOUND) since each receiver here has a single sender per VM.
-  to_sender(p->pair, wire::reflect(m, kWireUnbound), reverse_delay(p->pair, p->path));
+  // The receiving edge reflects the probe with the token its VM admits
+  // (Algorithm 1 TokenAdmission; UNBOUND when no hose model is configured).
+  PairRt& pr = pairs_[p->pair];
+  uint32_t admitted = kWireUnbound;
+  if (m.type == wire::MsgType::probe && !spec_.vm_tokens.empty()) {
+    if (m.phi != 0 && !(m.flags & wire::kMsgQuery)) pr.requested = wire::wire_to_tokens(m.phi);
+    if (pr.admitted != kTokenUnbound) admitted = wire::tokens_to_wire(pr.admitted);
+  }
+  if (m.type == wire::MsgType::finish) pr.requested = 0;
+  to_sender(p->pair, wire::reflect(m, admitted), reverse_delay(p->pair, p->path));
 }
 
 void MiniFabric::to_sender(size_t i, const wire::Message& m, Nanos delay) {

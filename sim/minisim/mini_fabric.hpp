@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "control/params.hpp"
+#include "control/token_control.hpp"
 #include "control/vm_pair.hpp"
 #include "p4/model/switch_model.hpp"
 
@@ -43,6 +44,10 @@ struct PairSpec {
   std::vector<std::vector<uint16_t>> paths;   // candidate paths: link ids
   Nanos start = 0, stop = ~Nanos{0};          // demand interval
   double demand_bps = 0;                      // 0: always backlogged
+  // Hose model (App. E): when FabricSpec::vm_tokens is set, the pair's token
+  // comes from Algorithm 1 run for its source VM and admitted by its
+  // destination VM; `token` is then only the starting value.
+  uint32_t src_vm = 0, dst_vm = 0;
 };
 
 struct FabricSpec {
@@ -55,6 +60,8 @@ struct FabricSpec {
   Nanos poll_every = 2 * kUs;   // VmPair::poll period
   EdgeParams edge{};
   uint32_t switch_tx_shift = 2; // tx-rate interval 8 us << shift
+  std::vector<double> vm_tokens;  // phi_alpha per VM id; empty: fixed pair tokens
+  Nanos token_period = 32 * kUs;  // Algorithm 1 round period (§5.1)
   Nanos aging_period = 10 * kSec;
   uint64_t seed = 1;
 };
@@ -116,6 +123,8 @@ class MiniFabric {
     uint64_t sent = 0;           // data bytes the sender put on the wire
     uint64_t control_bytes = 0;
     Rng dither{1};               // stochastic rounding of the window to packets
+    double requested = 0;        // phi_S its last probe asked the receiver for
+    double admitted = kTokenUnbound;  // phi_D the receiver VM admits
     uint64_t demand_credit = 0;  // bytes the paced demand allows so far
     Nanos demand_last = 0;
   };
@@ -141,6 +150,7 @@ class MiniFabric {
   void deliver(PacketPtr p);
   void to_sender(size_t pair, const wire::Message& m, Nanos delay);
   void poll_all();
+  void token_round();
   Nanos reverse_delay(size_t pair, int path) const;
 
   FabricSpec spec_;
@@ -150,6 +160,8 @@ class MiniFabric {
   std::vector<Host> hosts_;
   std::vector<std::vector<size_t>> host_pairs_;
   std::vector<std::unique_ptr<HostMigrationGate>> gates_;
+  std::vector<VmTokens> senders_, receivers_;            // per VM id
+  std::vector<std::vector<size_t>> vm_out_, vm_in_;      // pair indices per VM
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   Nanos now_ = 0;
   uint64_t ev_seq_ = 0;

@@ -169,3 +169,31 @@ TEST(ClosedLoop, CoreLinkFailureMigratesAndRecoversTheGuarantee) {
   for (size_t i = 0; i < 2; ++i)
     for (uint16_t l : f.pairs[i].paths[static_cast<size_t>(m.pair(i).active_path())]) EXPECT_NE(l, failed);
 }
+
+TEST(ClosedLoop, HoseModelReceiverAdmissionSharesTheReceiverFairly) {
+  // Figure 21a with phi_alpha = 6 tokens per VM: VM a1 sends to a4 and a6,
+  // VM a2 sends to a6. a1 splits 3/3; a6 sees requests 3 (a1) and 6 (a2) and
+  // admits 3 each (Algorithm 1 TokenAdmission); a2 then assigns 3. At a6's
+  // downlink the two pairs have equal tokens, so they get equal rates
+  // (without admission a2->a6 would hold 6 of 9 tokens there, a 1:2 split).
+  // Links: 0 a1 uplink, 1 a2 uplink, 2 a4 downlink, 3 a6 downlink.
+  FabricSpec f;
+  f.n_hosts = 2;
+  for (int i = 0; i < 4; ++i) f.links.push_back(LinkSpec{10'000'000'000ull, 5 * kUs});
+  f.vm_tokens = {6, 6, 6, 6};  // VMs 0 = a1, 1 = a2, 2 = a4, 3 = a6
+  PairSpec a14{"a1a4", 0, 1, 1, {{0, 2}}, 0, ~Nanos{0}, 0, 0, 2};
+  PairSpec a16{"a1a6", 0, 1, 1, {{0, 3}}, 0, ~Nanos{0}, 0, 0, 3};
+  PairSpec a26{"a2a6", 1, 1, 1, {{1, 3}}, 0, ~Nanos{0}, 0, 1, 3};
+  f.pairs = {a14, a16, a26};
+  MiniFabric m(f);
+  const auto r = rates_gbps(m, 10 * kMs, 20 * kMs);
+  std::printf("hose: a1->a4 %.3f, a1->a6 %.3f, a2->a6 %.3f Gb/s; tokens %.2f %.2f %.2f\n", r[0], r[1], r[2],
+              m.pair(0).token(), m.pair(1).token(), m.pair(2).token());
+  EXPECT_NEAR(m.pair(0).token(), 3.0, 1e-9);
+  EXPECT_NEAR(m.pair(1).token(), 3.0, 1e-9);
+  EXPECT_NEAR(m.pair(2).token(), 3.0, 1e-9);
+  // Equal shares at a6's downlink, within 10%.
+  EXPECT_NEAR(r[1] / (r[1] + r[2]), 0.5, 0.05);
+  // Every pair gets at least its 3 Gb/s guarantee.
+  for (double x : r) EXPECT_GE(x, 0.95 * 3);
+}
