@@ -37,25 +37,52 @@
 // receive equal packet counts, hence equal bytes when their packets have the
 // same size distribution.
 //
-// Memory: all of it is allocated by the constructor; enqueue and dequeue never
-// allocate, lock or make system calls, and cost O(1) (plus a scan of the 8
-// classes). Packets sit in one shared pool of descriptors {handle, len, next}
+// Memory: all of it is allocated by the constructor, in one block (one
+// allocation, 64-byte aligned; on Linux 2 MiB-aligned and advised for
+// transparent huge pages when it is large, so that the random per-pair
+// accesses of the data path do not miss the TLB); enqueue and dequeue never
+// allocate, lock or make system calls, and cost O(1) (the WFQ's choice is a
+// branch-free minimum over 8 keys). Packets sit in one shared pool of descriptors {handle, len, next}
 // linked into per-flow FIFOs; the pool's free list is LIFO, so the
 // descriptors in use stay few and cache-hot however many flows exist (a ring
 // per flow would touch a distinct cache line per backlogged flow). A flow
 // holds at most queue_capacity packets; the pool (by default
 // max_pairs * flows_per_pair * queue_capacity descriptors) bounds the total.
-// Per-pair state is packed into 32 bytes, per-flow state into 16. One
-// instance belongs to one core (design-notes §5).
+// Per-pair state is packed into 32 bytes, per-flow state into 16, and a
+// pair's flows share one cache line when flows_per_pair <= 4 (their block is
+// padded to 1, 2 or 4 records and line aligned), so a packet touches at most
+// a pair line, a flow line and a descriptor or two.
+//
+// Latency hiding (hints only; the schedule does not depend on them): memory
+// latency, not instructions, dominates at the edge's scale (8K pairs), so
+//  - dequeue prefetches, along each class's round-robin order, the pair and
+//    flow lines of the tenants served at the class's next turns and the head
+//    descriptor of the next one (the order is known in advance);
+//  - enqueue_burst() is software-pipelined over the burst: it prefetches the
+//    pair and flow lines of packet i + 2d, the tail descriptor of packet i + d
+//    and then enqueues packet i, so the misses of a burst overlap;
+//  - the per-packet outcomes that are random (was the flow empty? is it
+//    still backlogged? is the pair's flow round empty?) are resolved with
+//    selected stores instead of branches: a mispredicted branch that waits on
+//    a cache miss also throws away the independent work queued behind it.
+// One instance belongs to one core (design-notes §5).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
-#include <vector>
+
+#if defined(__linux__) && __has_include(<sys/mman.h>)
+#include <sys/mman.h>
+#define UFAB_SCHED_HUGEPAGES 1
+#endif
 
 #include "sched/weight_class.hpp"
 
@@ -99,10 +126,14 @@ class HierScheduler {
   // Virtual time per byte at effective weight 1. With class weight <= 2^12
   // and <= 2^20 active tenants the stride is >= 2^8 (rounding <= 0.4%; 1e-8
   // at 1K tenants of weight 128), and one packet (< 2^16 B) advances a tag by
-  // < 2^56, so tags stay below 2^63 with the rebase at kRebaseAt. The stride
-  // is a product of two 2^31-scaled reciprocals (no division on the data path).
+  // < 2^56, so tags stay below 2^60 with the rebase at kRebaseAt and
+  // (tag << 3 | class) fits in 64 bits: the WFQ's selection key, whose
+  // minimum is the least tag with ties to the lower class. The stride is a
+  // product of two 2^31-scaled reciprocals (no division on the data path).
   static constexpr uint64_t kStrideScale = uint64_t{1} << 40;
-  static constexpr uint64_t kRebaseAt = uint64_t{1} << 62;
+  static constexpr uint64_t kRebaseAt = uint64_t{1} << 59;
+  // enqueue_burst's prefetch distance (packets) between its pipeline stages.
+  static constexpr size_t kEnqueuePrefetch = 4;
 
   // Throws std::invalid_argument on a bad config. Class weights start at
   // 1, 2, 4, ..., 128 (WeightClassMap's default).
@@ -115,21 +146,35 @@ class HierScheduler {
     if (cfg.queue_capacity == 0 || uint64_t{cfg.queue_capacity} * cfg.flows_per_pair > (1u << 16)) {
       throw std::invalid_argument("HierScheduler: need 1 <= queue_capacity * flows_per_pair <= 65536");
     }
-    const uint64_t flows = uint64_t{cfg.max_pairs} * cfg.flows_per_pair;
-    const uint64_t pool = cfg.pool_packets != 0 ? cfg.pool_packets : flows * cfg.queue_capacity;
+    // A pair's flow records: 1, 2 or 4 per cache line, or a multiple of 4.
+    flow_stride_ = cfg.flows_per_pair <= 4 ? std::bit_ceil(cfg.flows_per_pair) : (cfg.flows_per_pair + 3) & ~3u;
+    const uint64_t flows = uint64_t{cfg.max_pairs} * flow_stride_;
+    const uint64_t pool =
+        cfg.pool_packets != 0 ? cfg.pool_packets : uint64_t{cfg.max_pairs} * cfg.flows_per_pair * cfg.queue_capacity;
     if (flows >= kNone || pool >= kNone) {
       throw std::invalid_argument("HierScheduler: more than 2^32 - 1 flows or packets");
     }
-    tenants_.resize(cfg.max_tenants);
-    pairs_.resize(cfg.max_pairs);
-    flows_.resize(flows);
-    descs_.resize(pool);
-    for (uint32_t i = 0; i < pool; ++i) descs_[i].next = i + 1 == pool ? kNone : i + 1;
+    pool_ = static_cast<uint32_t>(pool);
+    allocate(static_cast<size_t>(flows));
+    for (uint32_t i = 0; i < pool_; ++i) descs_[i].link.next = i + 1 == pool_ ? kNone : i + 1;
     free_ = 0;
-    inv_active_.resize(size_t{cfg.max_tenants} + 1);
     for (uint32_t n = 1; n <= cfg.max_tenants; ++n) inv_active_[n] = (1u << 31) / n;
     for (uint32_t c = 0; c < kWeightClasses; ++c) set_class_weight(c, 1u << c);
   }
+  HierScheduler(HierScheduler&&) noexcept = default;
+  HierScheduler& operator=(HierScheduler&&) noexcept = default;
+  HierScheduler(const HierScheduler& o)
+    requires std::copyable<Pkt>
+      : HierScheduler(o.cfg_) {
+    copy_state(o);
+  }
+  HierScheduler& operator=(const HierScheduler& o)
+    requires std::copyable<Pkt>
+  {
+    if (this != &o) *this = HierScheduler(o);
+    return *this;
+  }
+  ~HierScheduler() = default;
 
   // ---- tenants and weight classes (control path) ----
 
@@ -244,39 +289,41 @@ class HierScheduler {
       return false;
     }
     Pair& pr = pairs_[pair];
-    const uint32_t fi = flow_index(pair, flow);
-    Flow& f = flows_[fi];
+    Flow* const fl = pair_flows(pair);
+    Flow& f = fl[flow];
     if (f.count == cfg_.queue_capacity || free_ == kNone) {
       ++ctr_.dropped_full;
       return false;
     }
     const uint32_t d = free_;
     Desc& desc = descs_[d];
-    free_ = desc.next;
+    free_ = desc.link.next;
     desc.pkt = std::move(pkt);
-    desc.next = kNone;
-    if (f.count++ == 0) {  // the flow was empty: it joins the end of the pair's flow round
-      f.head = d;
-      f.head_len = len;
-      f.next = kNone16;
-      if (pr.flow_head == kNone16) {
-        pr.flow_head = static_cast<uint16_t>(flow);
-      } else {
-        flows_[flow_index(pair, pr.flow_tail)].next = static_cast<uint16_t>(flow);
-      }
-      pr.flow_tail = static_cast<uint16_t>(flow);
-    } else {
-      descs_[f.tail].next = d;
-      descs_[f.tail].next_len = len;
-    }
+    desc.link.next = kNone;
+    // The new packet is linked after the flow's tail or, if the flow was
+    // empty, becomes its head, and the flow joins the end of the pair's flow
+    // round. Written without branches (selected stores; f.tail and
+    // pr.flow_tail always name valid records): which case applies is random
+    // per packet, and a mispredicted branch waiting on this cache miss would
+    // also discard the independent work behind it.
+    const bool was_empty = f.count == 0;
+    const uint16_t fid = static_cast<uint16_t>(flow);
+    Link& at = *pick(was_empty, &f.link, &descs_[f.tail].link);
+    at.next = d;
+    at.len = len;
     f.tail = d;
+    ++f.count;
+    uint16_t* const round_end = pick(pr.flow_head == kNone16, &pr.flow_head, &fl[pr.flow_tail].next);
+    *pick(was_empty, round_end, &scratch16_) = fid;
+    f.next = pick16(was_empty, kNone16, f.next);
+    pr.flow_tail = pick16(was_empty, fid, pr.flow_tail);
     pr.backlog_bytes += len;
     ++ctr_.enqueued;
     ctr_.enqueued_bytes += len;
     ++backlog_pkts_;
     backlog_bytes_ += len;
     if (pr.state == PairState::kIdle) {  // its new packet is its next one
-      if (head_fits(pair, pr)) {
+      if (head_fits(fl, pr)) {
         activate_pair(pair);
       } else {
         pr.state = PairState::kBlocked;
@@ -285,23 +332,37 @@ class HierScheduler {
     return true;
   }
 
+  // The same as enqueue(pairs[i], flows[i], std::move(pkts[i]), lens[i]) for
+  // i = 0 .. n-1 in order (same schedule, counters and drops), pipelined so
+  // that the cache misses of the burst overlap (see the header comment).
+  // accepted[i] (if accepted is not null) receives enqueue's result; pkts[i]
+  // is moved from only if it was accepted. Returns the number accepted.
+  size_t enqueue_burst(const uint32_t* pairs, const uint32_t* flows, Pkt* pkts, const uint32_t* lens,
+                       size_t n, bool* accepted = nullptr) {
+    constexpr size_t d = kEnqueuePrefetch;
+    for (size_t i = 0; i < n && i < 2 * d; ++i) prefetch_target(pairs[i], flows[i]);
+    for (size_t i = 0; i < n && i < d; ++i) prefetch_tail(pairs[i], flows[i]);
+    size_t ok = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (i + 2 * d < n) prefetch_target(pairs[i + 2 * d], flows[i + 2 * d]);
+      if (i + d < n) prefetch_tail(pairs[i + d], flows[i + d]);
+      const bool r = enqueue(pairs[i], flows[i], std::move(pkts[i]), lens[i]);
+      if (accepted != nullptr) accepted[i] = r;
+      ok += r;
+    }
+    return ok;
+  }
+
   // Sends one packet: WFQ picks a class, RR a tenant of the class, RR an
   // eligible pair of the tenant, RR a flow of the pair. Charges the pair's
   // in-flight bytes with len. False if no pair is eligible.
   bool dequeue(Pkt& pkt, uint32_t& len, uint32_t& pair) {
     if (active_mask_ == 0) return false;
-    // Level 1: least start tag among active classes; ties go to the lower class.
-    uint32_t mask = active_mask_;
-    uint32_t ci = static_cast<uint32_t>(std::countr_zero(mask));
-    uint64_t best = classes_[ci].pass;
-    mask &= mask - 1;
-    while (mask != 0) {  // branch-free select: the winner is data-dependent
-      const uint32_t j = static_cast<uint32_t>(std::countr_zero(mask));
-      mask &= mask - 1;
-      const bool less = classes_[j].pass < best;
-      best = less ? classes_[j].pass : best;
-      ci = less ? j : ci;
-    }
+    // Level 1: least start tag among active classes, ties to the lower class:
+    // the least key (a branch-free tournament; idle classes hold kIdleKey).
+    const uint64_t* const k = keys_;
+    const uint64_t least = min2(min2(min2(k[0], k[1]), min2(k[2], k[3])), min2(min2(k[4], k[5]), min2(k[6], k[7])));
+    const uint32_t ci = static_cast<uint32_t>(least & kClassMask);
     Class& c = classes_[ci];
     vtime_ = c.pass;
     if (vtime_ >= kRebaseAt) rebase();
@@ -310,32 +371,27 @@ class HierScheduler {
     Tenant& t = tenants_[ti];
     const uint32_t p = t.cursor;
     Pair& pr = pairs_[p];
+    Flow* const fl = pair_flows(p);
     const uint16_t lf = pr.flow_head;
-    Flow& f = flows_[flow_index(p, lf)];
-    const uint32_t d = f.head;
+    Flow& f = fl[lf];
+    const uint32_t d = f.link.next;
     Desc& desc = descs_[d];
-    len = f.head_len;
+    len = f.link.len;
     pkt = std::move(desc.pkt);
     pair = p;
 
     // Level 3: pop the flow's head; a flow still backlogged goes to the end
     // of the pair's flow round.
-    f.head = desc.next;
-    desc.next = free_;
+    // Branch-free like enqueue's append.
+    f.link = desc.link;  // the next packet (if any) and its length
+    desc.link.next = free_;
     free_ = d;
     pr.flow_head = f.next;
     f.next = kNone16;
-    if (--f.count != 0) {
-      f.head_len = desc.next_len;
-      if (pr.flow_head == kNone16) {
-        pr.flow_head = lf;
-      } else {
-        flows_[flow_index(p, pr.flow_tail)].next = lf;
-      }
-      pr.flow_tail = lf;
-    } else if (pr.flow_head == kNone16) {
-      pr.flow_tail = kNone16;
-    }
+    const bool more = --f.count != 0;
+    uint16_t* const round_end = pick(pr.flow_head == kNone16, &pr.flow_head, &fl[pr.flow_tail].next);
+    *pick(more, round_end, &scratch16_) = lf;
+    pr.flow_tail = pick16(more, lf, pr.flow_tail);
 
     pr.inflight += len;
     pr.backlog_bytes -= len;
@@ -344,12 +400,13 @@ class HierScheduler {
     ++ctr_.dequeued;
     ctr_.dequeued_bytes += len;
     c.pass += uint64_t{len} * c.stride;  // charged at the effective weight in force
+    keys_[ci] = key(c.pass, ci);
 
     // Level 2: park the pair if it is empty or its window is full, else move
     // the tenant's cursor on. Parking may deactivate the tenant and the class.
     if (pr.flow_head == kNone16) {
       deactivate_pair(p, PairState::kIdle);
-    } else if (!head_fits(p, pr)) {
+    } else if (!head_fits(fl, pr)) {
       deactivate_pair(p, PairState::kBlocked);
     } else {
       t.cursor = pr.next;
@@ -372,6 +429,23 @@ class HierScheduler {
 
  private:
   static constexpr uint16_t kNone16 = UINT16_MAX;
+  static constexpr size_t kLine = 64;
+  static_assert(kWeightClasses == 8, "the WFQ key packs the class into 3 bits");
+  static constexpr uint64_t kClassMask = kWeightClasses - 1;
+  static constexpr uint64_t kIdleKey = UINT64_MAX;
+  static constexpr uint64_t key(uint64_t pass, uint32_t cls) { return pass << 3 | cls; }
+  static constexpr uint64_t min2(uint64_t a, uint64_t b) { return a < b ? a : b; }
+  // c ? a : b by masking, so that the compiler emits no branch (it turns
+  // plain conditionals on the data path's random outcomes back into jumps).
+  template <typename T>
+  static T* pick(bool c, T* a, T* b) {
+    const uintptr_t m = uintptr_t{0} - static_cast<uintptr_t>(c);
+    return reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(a) & m) | (reinterpret_cast<uintptr_t>(b) & ~m));
+  }
+  static uint16_t pick16(bool c, uint16_t a, uint16_t b) {
+    const uint16_t m = static_cast<uint16_t>(0u - static_cast<unsigned>(c));
+    return static_cast<uint16_t>((a & m) | (b & ~m));
+  }
 
   // 32 bytes: two pairs per cache line.
   struct alignas(32) Pair {
@@ -382,22 +456,27 @@ class HierScheduler {
     uint32_t next = kNone;  // ring of the tenant's active pairs
     uint32_t prev = kNone;
     uint16_t flow_head = kNone16;  // FIFO of the pair's backlogged flows (local ids)
-    uint16_t flow_tail = kNone16;
+    uint16_t flow_tail = 0;        // its last flow; unspecified (but a valid id) when empty
     PairState state = PairState::kUnused;
   };
-  struct Flow {
-    uint32_t head = kNone;  // descriptor FIFO
-    uint32_t tail = kNone;
-    uint32_t head_len = 0;  // length of the head packet: the window gate needs no descriptor access
+  // A link to a packet: its descriptor and its length. A packet's length is
+  // kept where the scheduler reads it before the packet itself: in its
+  // predecessor's link or, at the head, in the flow's (the window gate needs
+  // no descriptor access).
+  struct Link {
+    uint32_t next = kNone;  // descriptor
+    uint32_t len = 0;
+  };
+  // 16 bytes: a pair's flows (up to 4) fill one cache line.
+  struct alignas(16) Flow {
+    Link link;  // head of the descriptor FIFO
+    uint32_t tail = 0;  // last descriptor; unspecified (but a valid index) when empty
     uint16_t count = 0;
     uint16_t next = kNone16;  // next backlogged flow of the same pair (local id)
   };
-  // A packet's length is kept where the scheduler reads it before the
-  // packet itself: in its predecessor (next_len) or, at the head, in the flow.
   struct Desc {
     Pkt pkt{};
-    uint32_t next = kNone;  // next in its flow's FIFO, or in the free list
-    uint32_t next_len = 0;  // length of the packet `next`
+    Link link;  // next in its flow's FIFO (or in the free list) and its length
   };
   struct Tenant {
     uint32_t next = kNone;  // ring of the class's active tenants
@@ -415,38 +494,154 @@ class HierScheduler {
     uint32_t active = 0;  // backlogged-and-eligible tenants
     uint32_t cursor = kNone;
   };
+  static_assert(sizeof(Pair) == 32 && sizeof(Flow) == 16);
+  static_assert(std::is_trivially_destructible_v<Pair> && std::is_trivially_destructible_v<Flow> &&
+                std::is_trivially_destructible_v<Tenant>);
+
+  // The constructor's single allocation; destroys the descriptors (and with
+  // them any packet handles still queued) and frees the block.
+  class Storage {
+   public:
+    Storage() = default;
+    Storage(size_t bytes, size_t align)
+        : mem_(static_cast<std::byte*>(::operator new(bytes, std::align_val_t{align}))), align_(align) {}
+    Storage(Storage&& o) noexcept { swap(o); }
+    Storage& operator=(Storage&& o) noexcept {
+      Storage gone(std::move(o));
+      swap(gone);
+      return *this;
+    }
+    ~Storage() {
+      if (mem_ == nullptr) return;
+      std::destroy_n(descs_, ndescs_);
+      ::operator delete(mem_, std::align_val_t{align_});
+    }
+    std::byte* mem() const { return mem_; }
+    void own_descs(Desc* d, size_t n) {
+      descs_ = d;
+      ndescs_ = n;
+    }
+
+   private:
+    void swap(Storage& o) noexcept {
+      std::swap(mem_, o.mem_);
+      std::swap(align_, o.align_);
+      std::swap(descs_, o.descs_);
+      std::swap(ndescs_, o.ndescs_);
+    }
+    std::byte* mem_ = nullptr;
+    size_t align_ = kLine;
+    Desc* descs_ = nullptr;
+    size_t ndescs_ = 0;
+  };
+
+  // Lays out tenants, 1/n table, pairs, flows and descriptors in one block,
+  // each array line aligned, and value-initialises them.
+  void allocate(size_t nflows) {
+    size_t off = 0;
+    auto place = [&off](size_t bytes, size_t align) {
+      align = align > kLine ? align : kLine;
+      off = (off + align - 1) & ~(align - 1);
+      const size_t at = off;
+      off += bytes;
+      return at;
+    };
+    const size_t nt = cfg_.max_tenants;
+    const size_t o_tenants = place(nt * sizeof(Tenant), alignof(Tenant));
+    const size_t o_inv = place((nt + 1) * sizeof(uint32_t), alignof(uint32_t));
+    const size_t o_pairs = place(size_t{cfg_.max_pairs} * sizeof(Pair), alignof(Pair));
+    const size_t o_flows = place(nflows * sizeof(Flow), alignof(Flow));
+    const size_t o_descs = place(size_t{pool_} * sizeof(Desc), alignof(Desc));
+    size_t align = alignof(Desc) > kLine ? alignof(Desc) : kLine;
+    size_t bytes = (off + align - 1) & ~(align - 1);
+#ifdef UFAB_SCHED_HUGEPAGES
+    // Transparent huge pages: the data path's random accesses to pairs, flows
+    // and descriptors then hit the TLB.
+    constexpr size_t kHuge = size_t{2} << 20;
+    if (bytes >= kHuge / 2 && align <= kHuge) {
+      align = kHuge;
+      bytes = (bytes + kHuge - 1) & ~(kHuge - 1);
+    }
+#endif
+    storage_ = Storage(bytes, align);
+    std::byte* const m = storage_.mem();
+#ifdef UFAB_SCHED_HUGEPAGES
+    if (align == kHuge) (void)::madvise(m, bytes, MADV_HUGEPAGE);  // a hint; failure is harmless
+#endif
+    tenants_ = make_array<Tenant>(m + o_tenants, nt);
+    inv_active_ = make_array<uint32_t>(m + o_inv, nt + 1);
+    pairs_ = make_array<Pair>(m + o_pairs, cfg_.max_pairs);
+    flows_ = make_array<Flow>(m + o_flows, nflows);
+    descs_ = make_array<Desc>(m + o_descs, pool_);
+    storage_.own_descs(descs_, pool_);
+  }
+  template <typename T>
+  static T* make_array(std::byte* at, size_t n) {
+    T* const first = reinterpret_cast<T*>(at);
+    std::uninitialized_value_construct_n(first, n);
+    return std::launder(first);
+  }
+  // The copy constructor's body: this has o's configuration and fresh arrays.
+  void copy_state(const HierScheduler& o) {
+    std::copy_n(o.tenants_, cfg_.max_tenants, tenants_);
+    std::copy_n(o.pairs_, cfg_.max_pairs, pairs_);
+    std::copy_n(o.flows_, size_t{cfg_.max_pairs} * flow_stride_, flows_);
+    std::copy_n(o.descs_, pool_, descs_);
+    active_mask_ = o.active_mask_;
+    free_ = o.free_;
+    vtime_ = o.vtime_;
+    std::copy_n(o.classes_, kWeightClasses, classes_);
+    std::copy_n(o.keys_, kWeightClasses, keys_);
+    backlog_pkts_ = o.backlog_pkts_;
+    backlog_bytes_ = o.backlog_bytes_;
+    ctr_ = o.ctr_;
+  }
 
   static uint32_t clamp_window(uint64_t w) {
     return static_cast<uint32_t>(w < kMaxWindow ? w : kMaxWindow);
   }
-  uint32_t flow_index(uint32_t pair, uint32_t local) const {
-    return pair * cfg_.flows_per_pair + local;
-  }
-  // The window gate of level 2 (see the header comment). pr has backlog.
-  bool head_fits(uint32_t p, const Pair& pr) const {
-    const uint32_t len = flows_[flow_index(p, pr.flow_head)].head_len;
+  Flow* pair_flows(uint32_t pair) const { return flows_ + size_t{pair} * flow_stride_; }
+  uint32_t flow_index(uint32_t pair, uint32_t local) const { return pair * flow_stride_ + local; }
+  // The window gate of level 2 (see the header comment). The pair (whose
+  // flow records are fl) has backlog.
+  static bool head_fits(const Flow* fl, const Pair& pr) {
+    const uint32_t len = fl[pr.flow_head].link.len;
     return pr.window != 0 && (pr.inflight == 0 || pr.inflight + len <= pr.window);
   }
 
   // Software pipeline over a class's tenant ring (hints only; no effect on
   // the schedule). t1 is served at this class's next turn: its head
-  // descriptor is fetched now (its pair and flows were fetched one turn
-  // earlier), and the pair and flows of the tenant after it are fetched.
+  // descriptor is fetched now (its pair and flows were fetched at earlier
+  // turns), and the pairs and flows of the two tenants after it are fetched.
   void prefetch_ahead(uint32_t t1) const {
-    const uint32_t p1 = tenants_[t1].cursor;
+    const Tenant& tn1 = tenants_[t1];
+    const uint32_t p1 = tn1.cursor;
     const Pair& pr1 = pairs_[p1];
-    if (pr1.flow_head != kNone16) {
-      __builtin_prefetch(&descs_[flows_[flow_index(p1, pr1.flow_head)].head]);
-    }
-    const uint32_t p2 = tenants_[tenants_[t1].next].cursor;
-    __builtin_prefetch(&pairs_[p2]);
-    __builtin_prefetch(&flows_[flow_index(p2, 0)]);
+    if (pr1.flow_head != kNone16) __builtin_prefetch(&descs_[pair_flows(p1)[pr1.flow_head].link.next]);
+    const Tenant& tn2 = tenants_[tn1.next];
+    const Tenant& tn3 = tenants_[tn2.next];
+    __builtin_prefetch(&pairs_[tn2.cursor]);
+    __builtin_prefetch(pair_flows(tn2.cursor));
+    __builtin_prefetch(&pairs_[tn3.cursor]);
+    __builtin_prefetch(pair_flows(tn3.cursor));
+  }
+  // enqueue_burst's stages (hints only). Arguments may be invalid: those
+  // packets are dropped by enqueue(), so nothing is fetched for them.
+  void prefetch_target(uint32_t pair, uint32_t flow) const {
+    if (pair >= cfg_.max_pairs || flow >= cfg_.flows_per_pair) return;
+    __builtin_prefetch(&pairs_[pair], 1);
+    __builtin_prefetch(&pair_flows(pair)[flow], 1);
+  }
+  void prefetch_tail(uint32_t pair, uint32_t flow) const {
+    if (pair >= cfg_.max_pairs || flow >= cfg_.flows_per_pair) return;
+    const Flow& f = pair_flows(pair)[flow];
+    if (f.count != 0) __builtin_prefetch(&descs_[f.tail], 1);
   }
 
   // Circular doubly linked rings over index-linked nodes. Insert goes just
   // before the cursor (end of the round); removing the cursor moves it on.
   template <typename Node>
-  static void ring_insert(std::vector<Node>& nodes, uint32_t& cursor, uint32_t i) {
+  static void ring_insert(Node* nodes, uint32_t& cursor, uint32_t i) {
     if (cursor == kNone) {
       nodes[i].next = nodes[i].prev = i;
       cursor = i;
@@ -459,7 +654,7 @@ class HierScheduler {
     nodes[cursor].prev = i;
   }
   template <typename Node>
-  static void ring_remove(std::vector<Node>& nodes, uint32_t& cursor, uint32_t i) {
+  static void ring_remove(Node* nodes, uint32_t& cursor, uint32_t i) {
     const uint32_t next = nodes[i].next;
     if (next == i) {
       cursor = kNone;
@@ -499,6 +694,7 @@ class HierScheduler {
       // time): credit does not build up while idle.
       if (c.pass < vtime_) c.pass = vtime_;
       active_mask_ |= 1u << tenants_[ti].cls;
+      keys_[tenants_[ti].cls] = key(c.pass, tenants_[ti].cls);
     }
     ring_insert(tenants_, c.cursor, ti);
     ++c.active;
@@ -509,34 +705,48 @@ class HierScheduler {
     ring_remove(tenants_, c.cursor, ti);
     --c.active;
     restride(c);
-    if (c.active == 0) active_mask_ &= ~(1u << tenants_[ti].cls);
+    if (c.active == 0) {
+      active_mask_ &= ~(1u << tenants_[ti].cls);
+      keys_[tenants_[ti].cls] = kIdleKey;
+    }
   }
   // After a window or in-flight change: park or un-park the pair.
   void recheck(uint32_t p) {
     Pair& pr = pairs_[p];
-    if (pr.state == PairState::kBlocked && head_fits(p, pr)) {
+    if (pr.state == PairState::kBlocked && head_fits(pair_flows(p), pr)) {
       activate_pair(p);
-    } else if (pr.state == PairState::kActive && !head_fits(p, pr)) {
+    } else if (pr.state == PairState::kActive && !head_fits(pair_flows(p), pr)) {
       deactivate_pair(p, PairState::kBlocked);
     }
   }
   // Shifts all tags down by the virtual time; tags of idle classes below it
   // become 0, which is what max(tag, vtime) would make of them anyway.
   void rebase() {
-    for (Class& c : classes_) c.pass = c.pass > vtime_ ? c.pass - vtime_ : 0;
+    for (uint32_t i = 0; i < kWeightClasses; ++i) {
+      Class& c = classes_[i];
+      c.pass = c.pass > vtime_ ? c.pass - vtime_ : 0;
+      if (c.active != 0) keys_[i] = key(c.pass, i);
+    }
     vtime_ = 0;
   }
 
   HierSchedulerConfig cfg_;
+  uint32_t flow_stride_ = 1;  // flow records per pair (flows_per_pair rounded up)
+  uint32_t pool_ = 0;         // descriptors
   uint32_t active_mask_ = 0;  // bit c: class c has an active tenant
   uint32_t free_ = kNone;     // head of the descriptor free list (LIFO)
+  uint16_t scratch16_ = 0;    // sink of the data path's selected stores
   uint64_t vtime_ = 0;        // SFQ virtual time: start tag of the last packet sent
+  // keys_[c] = key(classes_[c].pass, c) if class c is active, else kIdleKey.
+  alignas(64) uint64_t keys_[kWeightClasses] = {kIdleKey, kIdleKey, kIdleKey, kIdleKey,
+                                                kIdleKey, kIdleKey, kIdleKey, kIdleKey};
   Class classes_[kWeightClasses];
-  std::vector<Tenant> tenants_;
-  std::vector<Pair> pairs_;
-  std::vector<Flow> flows_;
-  std::vector<Desc> descs_;
-  std::vector<uint32_t> inv_active_;  // 2^31 / n
+  Storage storage_;
+  Tenant* tenants_ = nullptr;
+  Pair* pairs_ = nullptr;
+  Flow* flows_ = nullptr;
+  Desc* descs_ = nullptr;
+  uint32_t* inv_active_ = nullptr;  // 2^31 / n
   uint64_t backlog_pkts_ = 0;
   uint64_t backlog_bytes_ = 0;
   HierSchedulerCounters ctr_;

@@ -1,0 +1,25 @@
+#include "edge/dpdk/mempool.hpp"
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include <cerrno>
+#include <stdexcept>
+
+namespace ufab::dpdk {
+
+rte_mempool* create_pktmbuf_pool(const PoolConfig& cfg) {
+  rte_mempool* mp = rte_pktmbuf_pool_create(cfg.name.c_str(), cfg.n_mbufs, cfg.cache, 0, cfg.data_room,
+                                            static_cast<int>(rte_socket_id()));
+  if (mp != nullptr) return mp;
+  const int err = rte_errno;
+  std::string msg = "cannot create mbuf pool '" + cfg.name + "' (" + std::to_string(cfg.n_mbufs) + " mbufs of " +
+                    std::to_string(cfg.data_room) + " B): " + rte_strerror(err);
+  if (err == ENOMEM || err == ENOSPC || err == ENOBUFS)
+    msg += "; give the EAL more memory (-m 256 or more, with --no-huge when there are no hugepages) "
+           "or ask for fewer mbufs";
+  throw std::runtime_error(msg);
+}
+
+}  // namespace ufab::dpdk

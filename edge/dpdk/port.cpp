@@ -1,0 +1,78 @@
+#include "edge/dpdk/port.hpp"
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace ufab::dpdk {
+
+namespace {
+
+[[noreturn]] void fail(uint16_t port, const char* step, int rc) {
+  throw std::runtime_error("port " + std::to_string(port) + ": " + step + " failed: " + std::strerror(rc < 0 ? -rc : rc));
+}
+
+void wait_link(uint16_t port, uint32_t wait_ms, PortInfo& info) {
+  rte_eth_link link{};
+  for (uint32_t waited = 0;; waited += 10) {
+    if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == RTE_ETH_LINK_UP) break;
+    if (waited >= wait_ms) return;  // reported as down; the caller decides
+    rte_delay_ms(10);
+  }
+  info.link_up = true;
+  info.link_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ? 0 : link.link_speed;
+}
+
+}  // namespace
+
+PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) {
+  if (!rte_eth_dev_is_valid_port(port_id)) throw std::runtime_error("port " + std::to_string(port_id) + " does not exist");
+  PortInfo info;
+  info.port_id = port_id;
+  char name[RTE_ETH_NAME_MAX_LEN] = {};
+  if (rte_eth_dev_get_name_by_port(port_id, name) == 0) info.name = name;
+
+  rte_eth_dev_info dev{};
+  if (const int rc = rte_eth_dev_info_get(port_id, &dev); rc != 0) fail(port_id, "dev_info_get", rc);
+  info.driver = dev.driver_name != nullptr ? dev.driver_name : "";
+  if (cfg.n_rxq > dev.max_rx_queues || cfg.n_txq > dev.max_tx_queues)
+    throw std::runtime_error("port " + std::to_string(port_id) + " (" + info.driver + "): wants " +
+                             std::to_string(cfg.n_rxq) + " rx / " + std::to_string(cfg.n_txq) +
+                             " tx queues, driver has " + std::to_string(dev.max_rx_queues) + " / " +
+                             std::to_string(dev.max_tx_queues));
+
+  rte_eth_conf conf{};
+  if (const int rc = rte_eth_dev_configure(port_id, cfg.n_rxq, cfg.n_txq, &conf); rc != 0) fail(port_id, "configure", rc);
+  info.rx_desc = cfg.rx_desc;
+  info.tx_desc = cfg.tx_desc;
+  if (const int rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &info.rx_desc, &info.tx_desc); rc != 0)
+    fail(port_id, "adjust descriptors", rc);
+
+  const int socket = rte_eth_dev_socket_id(port_id);
+  const unsigned sock = socket < 0 ? 0u : static_cast<unsigned>(socket);  // SOCKET_ID_ANY for virtual devices
+  for (uint16_t q = 0; q < cfg.n_rxq; ++q)
+    if (const int rc = rte_eth_rx_queue_setup(port_id, q, info.rx_desc, sock, nullptr, pool); rc != 0)
+      fail(port_id, "rx_queue_setup", rc);
+  for (uint16_t q = 0; q < cfg.n_txq; ++q)
+    if (const int rc = rte_eth_tx_queue_setup(port_id, q, info.tx_desc, sock, nullptr); rc != 0)
+      fail(port_id, "tx_queue_setup", rc);
+  if (const int rc = rte_eth_dev_start(port_id); rc != 0) fail(port_id, "start", rc);
+
+  if (cfg.promiscuous) {
+    const int rc = rte_eth_promiscuous_enable(port_id);
+    if (rc != 0 && rc != -ENOTSUP) fail(port_id, "promiscuous_enable", rc);
+    info.promiscuous = rte_eth_promiscuous_get(port_id) == 1;
+  }
+  wait_link(port_id, cfg.link_wait_ms, info);
+  return info;
+}
+
+void close_port(uint16_t port_id) {
+  rte_eth_dev_stop(port_id);
+  rte_eth_dev_close(port_id);
+}
+
+}  // namespace ufab::dpdk

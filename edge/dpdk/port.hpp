@@ -1,0 +1,39 @@
+// Ethernet port bring-up for any PMD (physical NIC, net_pcap, net_memif,
+// virtio-user, net_ring, ...): queue counts, descriptor rings, promiscuous
+// mode where the driver has it, and a bounded wait for link up.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+struct rte_mempool;
+
+namespace ufab::dpdk {
+
+struct PortConfig {
+  uint16_t n_rxq = 1;
+  uint16_t n_txq = 1;
+  uint16_t rx_desc = 1024;  // adjusted to the driver's limits
+  uint16_t tx_desc = 1024;
+  bool promiscuous = true;  // ignored (reported) when the PMD does not support it
+  uint32_t link_wait_ms = 2000;
+};
+
+struct PortInfo {
+  uint16_t port_id = 0;
+  std::string name;       // device name, e.g. net_pcap0
+  std::string driver;     // e.g. net_pcap
+  bool link_up = false;
+  uint32_t link_mbps = 0;  // 0 when unknown (virtual devices report what they like)
+  bool promiscuous = false;
+  uint16_t rx_desc = 0, tx_desc = 0;
+};
+
+// Configures and starts port_id with every rx queue fed from pool. Throws
+// std::runtime_error naming the port and the failed step.
+PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg);
+
+// Stops and closes a port (flushes drivers such as net_pcap's tx file).
+void close_port(uint16_t port_id);
+
+}  // namespace ufab::dpdk

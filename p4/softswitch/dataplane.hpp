@@ -1,0 +1,59 @@
+// The hot path of ufab-core, one function per role (receive, dequeue,
+// transmit) in the style of DPDK's qos_sched, and the poll loop around them.
+// Runs on one lcore, like one switch pipeline: the SwitchModel is not shared.
+// Per packet there is no allocation, lock or syscall; the only allocation on
+// the path is inside the model when it builds a failure notice (rare).
+#pragma once
+
+#include <csignal>
+#include <cstdint>
+#include <vector>
+
+#include "control/clock.hpp"
+#include "edge/dpdk/tsc_clock.hpp"
+#include "p4/model/switch_model.hpp"
+#include "p4/softswitch/counters.hpp"
+#include "p4/softswitch/egress_port.hpp"
+
+struct rte_mbuf;
+
+namespace ufab::core {
+
+struct LoopConfig {
+  uint32_t burst = 32;
+  Nanos fake_clock_ns = 0;     // >0: the k-th poll runs at k * fake_clock_ns
+  Nanos stats_interval = kSec; // 0: no periodic line
+  Nanos exit_after_idle = 0;   // 0: until stop is set
+};
+
+class Dataplane {
+ public:
+  static constexpr size_t kMaxBurst = 64;
+  static constexpr size_t kFrameCap = 9216 + 64;  // jumbo frame + room for a failure notice to grow
+
+  Dataplane(swmodel::SwitchModel& model, std::vector<EgressPort>& ports, uint32_t burst);
+
+  // One poll of every port at time now. Returns frames received + sent.
+  uint32_t poll(Nanos now);
+  // The loop: poll, age (§4.2), print stats, back off when idle, stop on
+  // *stop or after the idle timeout. Prints the final report.
+  void run(const LoopConfig& cfg, const dpdk::TscClock& clock, const volatile std::sig_atomic_t* stop);
+  // Frees whatever is still queued (at exit, after the final report).
+  void flush();
+
+  const CoreStats& stats() const { return stats_; }
+
+ private:
+  uint32_t receive(uint16_t port, Nanos now);
+  void ingress_one(rte_mbuf* m, uint16_t in_port, Nanos now);
+  void dequeue(uint16_t port, Nanos now);
+  uint32_t transmit(uint16_t port, Nanos now);
+
+  swmodel::SwitchModel& model_;
+  std::vector<EgressPort>& ports_;
+  uint16_t burst_;
+  std::vector<uint8_t> frame_;  // per-lcore copy of the frame the model's ingress rewrites
+  CoreStats stats_;
+};
+
+}  // namespace ufab::core

@@ -1,0 +1,106 @@
+// ufab-core: a software μFAB-C switch for on-host fabrics (SIGCOMM'22 §3.6,
+// §4.2, App. G). It runs the reference model (p4/model) on DPDK ports of any
+// PMD, forwards by source route, and gives every egress port a queue, a
+// shaper at the configured capacity and a delay line. README.md in this
+// directory documents the options and counters.
+//
+// main: init (EAL, options, pool, ports), config (model, queues), the loop.
+#include <rte_ethdev.h>
+
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "edge/dpdk/eal.hpp"
+#include "edge/dpdk/mempool.hpp"
+#include "edge/dpdk/port.hpp"
+#include "edge/dpdk/tsc_clock.hpp"
+#include "p4/model/switch_model.hpp"
+#include "p4/softswitch/dataplane.hpp"
+#include "p4/softswitch/options.hpp"
+#include "probe/units.hpp"
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void on_signal(int) { g_stop = 1; }
+
+bool wants_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
+}
+
+ufab::swmodel::SwitchConfig model_config(const ufab::core::CoreOptions& o, uint16_t n_ports) {
+  ufab::swmodel::SwitchConfig c;
+  c.n_ports = n_ports;
+  for (uint16_t p = 0; p < n_ports; ++p)
+    c.cap_codes.push_back(ufab::wire::capacity_code_of(ufab::core::per_port(o.port_caps_bps, p)));
+  c.aging_period = o.aging_s * ufab::kSec;
+  c.tx_shift = o.tx_shift;
+  return c;
+}
+
+int run(int argc, char** argv) {
+  using namespace ufab;
+  dpdk::Eal eal(argc, argv);
+  const core::CoreOptions opt = core::parse_options(eal.app_args());
+  const uint16_t n_ports = rte_eth_dev_count_avail();
+  if (n_ports == 0) throw core::OptionError("no DPDK ports: add --vdev (e.g. net_memif0,... or net_pcap0,...)");
+  core::validate_for_ports(opt, n_ports);
+
+  dpdk::PoolConfig pc;
+  pc.n_mbufs = opt.mbufs;
+  rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
+  for (uint16_t p = 0; p < n_ports; ++p) {
+    const dpdk::PortInfo info = dpdk::setup_port(p, pool, dpdk::PortConfig{});
+    std::printf("ufab-core port %u %s (%s) link %s, capacity %.3g Gb/s, delay %llu us, queue %llu B\n", p,
+                info.name.c_str(), info.driver.c_str(), info.link_up ? "up" : "down",
+                static_cast<double>(core::per_port(opt.port_caps_bps, p)) / 1e9,
+                static_cast<unsigned long long>(core::per_port(opt.delay_ns, p) / kUs),
+                static_cast<unsigned long long>(core::per_port(opt.queue_bytes, p)));
+  }
+
+  swmodel::SwitchModel model(model_config(opt, n_ports));
+  for (const core::HostRoute& r : opt.routes) model.l3().add_host_route(r.dst_ip, r.ports);
+  for (const uint16_t p : opt.down_ports) model.set_port_up(p, false);
+  std::vector<core::EgressPort> ports;
+  ports.reserve(n_ports);
+  for (uint16_t p = 0; p < n_ports; ++p)
+    ports.emplace_back(core::per_port(opt.port_caps_bps, p), core::per_port(opt.delay_ns, p),
+                       core::per_port(opt.queue_bytes, p), opt.mbufs);
+
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  core::Dataplane dp(model, ports, opt.burst);
+  core::LoopConfig lc;
+  lc.burst = opt.burst;
+  lc.fake_clock_ns = opt.fake_clock_ns;
+  lc.stats_interval = static_cast<Nanos>(opt.stats_interval_s * 1e9);
+  lc.exit_after_idle = opt.exit_after_idle_ms * kMs;
+  dp.run(lc, dpdk::TscClock(), &g_stop);
+  dp.flush();
+  for (uint16_t p = 0; p < n_ports; ++p) dpdk::close_port(p);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (wants_help(argc, argv)) {
+    std::fputs(ufab::core::usage(), stdout);
+    return 0;
+  }
+  try {
+    return run(argc, argv);
+  } catch (const ufab::core::OptionError& e) {
+    std::fprintf(stderr, "ufab-core: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ufab-core: %s\n", e.what());
+    return 1;
+  }
+}
