@@ -87,11 +87,33 @@ TEST(P4VectorIo, PcapRoundTripKeepsNanosecondsAndBytes) {
 TEST(P4VectorIo, JsonRejectsMalformedText) {
   EXPECT_THROW(parse_json("{\"a\": }"), std::runtime_error);
   EXPECT_THROW(parse_json("[1, 2"), std::runtime_error);
-  EXPECT_THROW(parse_json("99999999999999999999999"), std::runtime_error);
-  EXPECT_EQ(to_text(parse_json("{\"a\": [1, true, \"x\"]}")), "{\n  \"a\": [1, true, \"x\"]\n}\n");
+  EXPECT_THROW(parse_json("{} x"), std::runtime_error);
+  EXPECT_EQ(to_text(parse_json("{\"b\": 1, \"a\": [1, true, \"x\"]}")),
+            "{\n  \"b\": 1,\n  \"a\": [\n    1,\n    true,\n    \"x\"\n  ]\n}\n");
   EXPECT_EQ(ip_from_text("10.0.9.1"), 0x0a000901u);
   EXPECT_THROW(ip_from_text("10.0.9"), std::runtime_error);
   EXPECT_THROW(ip_from_text("10.0.9.256"), std::runtime_error);
+}
+
+TEST(P4VectorIo, JsonReadersCheckTypesAndRanges) {
+  const Json good = parse_json(slurp(kDir / "first_probe" / "case.json"));
+  EXPECT_NO_THROW(case_from_json(good));
+  const auto with_n_ports = [&](const char* value) {
+    Json j = good;
+    j["config"]["n_ports"] = parse_json(value);
+    return j;
+  };
+  EXPECT_THROW(case_from_json(with_n_ports("99999999999999999999999")), std::runtime_error);
+  EXPECT_THROW(case_from_json(with_n_ports("70000")), std::runtime_error);  // > uint16_t
+  EXPECT_THROW(case_from_json(with_n_ports("-1")), std::runtime_error);
+  EXPECT_THROW(case_from_json(with_n_ports("8.0")), std::runtime_error);
+  EXPECT_THROW(case_from_json(with_n_ports("true")), std::runtime_error);
+  Json bad_kind = good;
+  bad_kind["events"][0]["kind"] = "teleport";
+  EXPECT_THROW(case_from_json(bad_kind), std::runtime_error);
+  Json missing = good;
+  missing.erase("what");
+  EXPECT_THROW(case_from_json(missing), nlohmann::json::out_of_range);
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 
 #include <pcap/pcap.h>
 
+#include <concepts>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 
 #include "probe/wire.hpp"
@@ -129,89 +131,157 @@ constexpr CounterField kLinkCounters[] = {
 // WireError values that can index malformed[] (names from wire::to_string).
 constexpr size_t kWireErrors = static_cast<size_t>(wire::WireError::bad_field) + 1;
 
+// Typed, range-checked member access: nlohmann's get<> would convert a
+// float, a negative number or an out-of-range value silently.
+[[noreturn]] void bad_member(const std::string& key, const char* want) {
+  throw std::runtime_error("json: \"" + key + "\" is not " + want);
+}
+template <std::unsigned_integral T>
+void read_to(const Json& o, const std::string& key, T& out) {
+  const Json& v = o.at(key);
+  if (!v.is_number_unsigned()) bad_member(key, "an unsigned integer");
+  const auto x = v.get<uint64_t>();
+  if (x > std::numeric_limits<T>::max()) bad_member(key, "in range");
+  out = static_cast<T>(x);
+}
+template <std::unsigned_integral T = uint64_t>
+T uint_at(const Json& o, const std::string& key) {
+  T out{};
+  read_to(o, key, out);
+  return out;
+}
+bool bool_at(const Json& o, const std::string& key) {
+  const Json& v = o.at(key);
+  if (!v.is_boolean()) bad_member(key, "a boolean");
+  return v.get<bool>();
+}
+const std::string& string_at(const Json& o, const std::string& key) {
+  const Json& v = o.at(key);
+  if (!v.is_string()) bad_member(key, "a string");
+  return v.get_ref<const std::string&>();
+}
+const Json& array_at(const Json& o, const std::string& key) {
+  const Json& v = o.at(key);
+  if (!v.is_array()) bad_member(key, "an array");
+  return v;
+}
+const Json& object_at(const Json& o, const std::string& key) {
+  const Json& v = o.at(key);
+  if (!v.is_object()) bad_member(key, "an object");
+  return v;
+}
+template <std::unsigned_integral T>
+T uint_item(const Json& v, const char* array_key) {
+  if (!v.is_number_unsigned()) bad_member(std::string(array_key) + "[]", "an unsigned integer");
+  const auto x = v.get<uint64_t>();
+  if (x > std::numeric_limits<T>::max()) bad_member(std::string(array_key) + "[]", "in range");
+  return static_cast<T>(x);
+}
+
 }  // namespace
+
+std::string to_text(const Json& j) { return j.dump(2) + '\n'; }
+
+Json parse_json(std::string_view text) {
+  try {
+    return Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    throw std::runtime_error(std::string("json: ") + e.what());
+  }
+}
 
 Json state_to_json(const SwitchState& s, const swmodel::SlotGeometry& geo) {
   Json ports = Json::array();
   for (size_t p = 0; p < s.links.size(); ++p) {
     const auto& l = s.links[p];
     Json ctr = Json::object();
-    for (const auto& c : kLinkCounters) ctr.add(c.name, Json::number(l.counters.*c.field));
+    for (const auto& c : kLinkCounters) ctr[c.name] = l.counters.*c.field;
     Json slots = Json::array();
     const size_t per_bank = l.slots.size() / 2;
     for (size_t i = 0; i < l.slots.size(); ++i) {
       const Slot& sl = l.slots[i];
       if (!sl.valid) continue;
       // Slot i is bank-major, then bucket, then way (slot_table.hpp loc_index).
-      slots.push(Json::object()
-                     .add("bank", Json::number(i / per_bank))
-                     .add("bucket", Json::number(i % per_bank / geo.ways))
-                     .add("way", Json::number(i % geo.ways))
-                     .add("fp", Json::number(sl.fp))
-                     .add("phi", Json::number(sl.phi))
-                     .add("w", Json::number(sl.w))
-                     .add("epoch", Json::number(sl.epoch)));
+      Json o = Json::object();
+      o["bank"] = i / per_bank;
+      o["bucket"] = i % per_bank / geo.ways;
+      o["way"] = i % geo.ways;
+      o["fp"] = sl.fp;
+      o["phi"] = sl.phi;
+      o["w"] = sl.w;
+      o["epoch"] = sl.epoch;
+      slots.push_back(std::move(o));
     }
-    ports.push(Json::object()
-                   .add("port", Json::number(p))
-                   .add("up", Json::boolean(s.port_up[p]))
-                   .add("cap_code", Json::number(l.cap_code))
-                   .add("phi_sum", Json::number(l.phi_sum))
-                   .add("w_sum", Json::number(l.w_sum))
-                   .add("tx", Json::object()
-                                  .add("win_start_ns", Json::number(l.tx.win_start))
-                                  .add("win_bytes", Json::number(l.tx.win_bytes))
-                                  .add("rate_mbps", Json::number(l.tx.rate)))
-                   .add("counters", std::move(ctr))
-                   .add("slots", std::move(slots)));
+    Json tx = Json::object();
+    tx["win_start_ns"] = l.tx.win_start;
+    tx["win_bytes"] = l.tx.win_bytes;
+    tx["rate_mbps"] = l.tx.rate;
+    Json o = Json::object();
+    o["port"] = p;
+    o["up"] = static_cast<bool>(s.port_up[p]);
+    o["cap_code"] = l.cap_code;
+    o["phi_sum"] = l.phi_sum;
+    o["w_sum"] = l.w_sum;
+    o["tx"] = std::move(tx);
+    o["counters"] = std::move(ctr);
+    o["slots"] = std::move(slots);
+    ports.push_back(std::move(o));
   }
   Json drops = Json::object();
-  for (size_t i = 0; i < swmodel::kDropReasons; ++i)
-    drops.add(drop_name(static_cast<DropReason>(i)), Json::number(s.counters.drops[i]));
+  for (size_t i = 0; i < swmodel::kDropReasons; ++i) drops[drop_name(static_cast<DropReason>(i))] = s.counters.drops[i];
   Json malformed = Json::object();
   for (size_t i = 1; i < kWireErrors; ++i)
-    malformed.add(std::string(wire::to_string(static_cast<wire::WireError>(i))), Json::number(s.counters.malformed[i]));
-  return Json::object()
-      .add("epoch", Json::number(s.epoch))
-      .add("counters", Json::object()
-                           .add("ufab_forwarded", Json::number(s.counters.ufab_forwarded))
-                           .add("l3_forwarded", Json::number(s.counters.l3_forwarded))
-                           .add("failures_generated", Json::number(s.counters.failures_generated))
-                           .add("drops", std::move(drops))
-                           .add("malformed", std::move(malformed)))
-      .add("ports", std::move(ports));
+    malformed[std::string(wire::to_string(static_cast<wire::WireError>(i)))] = s.counters.malformed[i];
+  Json counters = Json::object();
+  counters["ufab_forwarded"] = s.counters.ufab_forwarded;
+  counters["l3_forwarded"] = s.counters.l3_forwarded;
+  counters["failures_generated"] = s.counters.failures_generated;
+  counters["drops"] = std::move(drops);
+  counters["malformed"] = std::move(malformed);
+  Json j = Json::object();
+  j["epoch"] = s.epoch;
+  j["counters"] = std::move(counters);
+  j["ports"] = std::move(ports);
+  return j;
 }
 
 SwitchState state_from_json(const Json& j, const swmodel::SlotGeometry& geo) {
+  if (!j.is_object()) throw std::runtime_error("state: not a JSON object");
   SwitchState s;
-  s.epoch = static_cast<uint32_t>(j.at("epoch").u());
-  const Json& c = j.at("counters");
-  s.counters.ufab_forwarded = c.at("ufab_forwarded").u();
-  s.counters.l3_forwarded = c.at("l3_forwarded").u();
-  s.counters.failures_generated = c.at("failures_generated").u();
+  read_to(j, "epoch", s.epoch);
+  const Json& c = object_at(j, "counters");
+  read_to(c, "ufab_forwarded", s.counters.ufab_forwarded);
+  read_to(c, "l3_forwarded", s.counters.l3_forwarded);
+  read_to(c, "failures_generated", s.counters.failures_generated);
+  const Json& drops = object_at(c, "drops");
   for (size_t i = 0; i < swmodel::kDropReasons; ++i)
-    s.counters.drops[i] = c.at("drops").at(drop_name(static_cast<DropReason>(i))).u();
+    read_to(drops, drop_name(static_cast<DropReason>(i)), s.counters.drops[i]);
+  const Json& malformed = object_at(c, "malformed");
   for (size_t i = 1; i < kWireErrors; ++i)
-    s.counters.malformed[i] = c.at("malformed").at(wire::to_string(static_cast<wire::WireError>(i))).u();
-  for (const Json& p : j.at("ports").arr()) {
-    if (p.at("port").u() != s.links.size()) throw std::runtime_error("state: ports out of order");
-    s.port_up.push_back(p.at("up").b());
+    read_to(malformed, std::string(wire::to_string(static_cast<wire::WireError>(i))), s.counters.malformed[i]);
+  for (const Json& p : array_at(j, "ports")) {
+    if (!p.is_object()) throw std::runtime_error("state: a port is not a JSON object");
+    if (uint_at(p, "port") != s.links.size()) throw std::runtime_error("state: ports out of order");
+    s.port_up.push_back(bool_at(p, "up"));
     swmodel::LinkState::State l;
-    l.cap_code = static_cast<uint8_t>(p.at("cap_code").u());
-    l.phi_sum = p.at("phi_sum").u();
-    l.w_sum = p.at("w_sum").u();
-    l.tx.win_start = p.at("tx").at("win_start_ns").u();
-    l.tx.win_bytes = p.at("tx").at("win_bytes").u();
-    l.tx.rate = static_cast<uint32_t>(p.at("tx").at("rate_mbps").u());
-    for (const auto& f : kLinkCounters) l.counters.*f.field = p.at("counters").at(f.name).u();
+    read_to(p, "cap_code", l.cap_code);
+    read_to(p, "phi_sum", l.phi_sum);
+    read_to(p, "w_sum", l.w_sum);
+    const Json& tx = object_at(p, "tx");
+    read_to(tx, "win_start_ns", l.tx.win_start);
+    read_to(tx, "win_bytes", l.tx.win_bytes);
+    read_to(tx, "rate_mbps", l.tx.rate);
+    const Json& ctr = object_at(p, "counters");
+    for (const auto& f : kLinkCounters) read_to(ctr, f.name, l.counters.*f.field);
     l.slots.assign(geo.slots(), Slot{});
-    for (const Json& sl : p.at("slots").arr()) {
-      const uint64_t bank = sl.at("bank").u(), bucket = sl.at("bucket").u(), way = sl.at("way").u();
+    for (const Json& sl : array_at(p, "slots")) {
+      if (!sl.is_object()) throw std::runtime_error("state: a slot is not a JSON object");
+      const uint64_t bank = uint_at(sl, "bank"), bucket = uint_at(sl, "bucket"), way = uint_at(sl, "way");
       if (bank > 1 || bucket >= geo.buckets_per_bank || way >= geo.ways)
         throw std::runtime_error("state: slot location out of range");
       const size_t i = (bank * geo.buckets_per_bank + bucket) * geo.ways + way;
-      l.slots[i] = Slot{true, static_cast<uint32_t>(sl.at("fp").u()), static_cast<uint32_t>(sl.at("phi").u()),
-                        static_cast<uint32_t>(sl.at("w").u()), static_cast<uint32_t>(sl.at("epoch").u())};
+      l.slots[i] = Slot{true, uint_at<uint32_t>(sl, "fp"), uint_at<uint32_t>(sl, "phi"), uint_at<uint32_t>(sl, "w"),
+                        uint_at<uint32_t>(sl, "epoch")};
     }
     s.links.push_back(std::move(l));
   }
@@ -221,80 +291,99 @@ SwitchState state_from_json(const Json& j, const swmodel::SlotGeometry& geo) {
 Json case_to_json(const CaseSpec& c) {
   const auto& g = c.config;
   Json caps = Json::array();
-  for (uint8_t code : g.cap_codes) caps.push(Json::number(code));
+  for (uint8_t code : g.cap_codes) caps.push_back(code);
   Json routes = Json::array();
   for (const Route& r : c.routes) {
     Json ports = Json::array();
-    for (uint16_t p : r.ports) ports.push(Json::number(p));
-    routes.push(Json::object().add("dst_ip", Json::string(ip_text(r.dst_ip))).add("ports", std::move(ports)));
+    for (uint16_t p : r.ports) ports.push_back(p);
+    Json o = Json::object();
+    o["dst_ip"] = ip_text(r.dst_ip);
+    o["ports"] = std::move(ports);
+    routes.push_back(std::move(o));
   }
   Json events = Json::array();
   size_t in_index = 0, out_index = 0;
   for (const Event& e : c.events) {
     Json o = Json::object();
     if (e.kind == Event::Kind::tick) {
-      o.add("kind", Json::string("tick")).add("time_ns", Json::number(e.time));
+      o["kind"] = "tick";
+      o["time_ns"] = e.time;
     } else {
-      o.add("kind", Json::string("packet"))
-          .add("in_pcap_index", Json::number(in_index++))
-          .add("time_ns", Json::number(e.time))
-          .add("in_port", Json::number(e.in_port))
-          .add("queue_bytes", Json::number(e.queue_bytes));
-      if (e.result.forward)
-        o.add("result", Json::string("forward"))
-            .add("out_pcap_index", Json::number(out_index++))
-            .add("out_port", Json::number(e.result.port));
-      else
-        o.add("result", Json::string("drop")).add("reason", Json::string(drop_name(e.result.reason)));
+      o["kind"] = "packet";
+      o["in_pcap_index"] = in_index++;
+      o["time_ns"] = e.time;
+      o["in_port"] = e.in_port;
+      o["queue_bytes"] = e.queue_bytes;
+      if (e.result.forward) {
+        o["result"] = "forward";
+        o["out_pcap_index"] = out_index++;
+        o["out_port"] = e.result.port;
+      } else {
+        o["result"] = "drop";
+        o["reason"] = drop_name(e.result.reason);
+      }
     }
-    events.push(std::move(o));
+    events.push_back(std::move(o));
   }
-  return Json::object()
-      .add("case", Json::string(c.name))
-      .add("what", Json::string(c.what))
-      .add("config", Json::object()
-                         .add("n_ports", Json::number(g.n_ports))
-                         .add("default_cap_code", Json::number(g.default_cap_code))
-                         .add("cap_codes", std::move(caps))
-                         .add("buckets_per_bank", Json::number(g.slots.buckets_per_bank))
-                         .add("ways", Json::number(g.slots.ways))
-                         .add("fp_bits", Json::number(g.slots.fp_bits))
-                         .add("aging_period_ns", Json::number(g.aging_period))
-                         .add("tx_shift", Json::number(g.tx_shift))
-                         .add("udp_port", Json::number(g.udp_port)))
-      .add("l3_routes", std::move(routes))
-      .add("events", std::move(events));
+  Json config = Json::object();
+  config["n_ports"] = g.n_ports;
+  config["default_cap_code"] = g.default_cap_code;
+  config["cap_codes"] = std::move(caps);
+  config["buckets_per_bank"] = g.slots.buckets_per_bank;
+  config["ways"] = g.slots.ways;
+  config["fp_bits"] = g.slots.fp_bits;
+  config["aging_period_ns"] = g.aging_period;
+  config["tx_shift"] = g.tx_shift;
+  config["udp_port"] = g.udp_port;
+  Json j = Json::object();
+  j["case"] = c.name;
+  j["what"] = c.what;
+  j["config"] = std::move(config);
+  j["l3_routes"] = std::move(routes);
+  j["events"] = std::move(events);
+  return j;
 }
 
 CaseSpec case_from_json(const Json& j) {
+  if (!j.is_object()) throw std::runtime_error("case: not a JSON object");
   CaseSpec c;
-  c.name = j.at("case").s();
-  c.what = j.at("what").s();
-  const Json& g = j.at("config");
-  c.config.n_ports = static_cast<uint16_t>(g.at("n_ports").u());
-  c.config.default_cap_code = static_cast<uint8_t>(g.at("default_cap_code").u());
-  for (const Json& code : g.at("cap_codes").arr()) c.config.cap_codes.push_back(static_cast<uint8_t>(code.u()));
-  c.config.slots = {static_cast<uint32_t>(g.at("buckets_per_bank").u()), static_cast<uint32_t>(g.at("ways").u()),
-                    static_cast<uint32_t>(g.at("fp_bits").u())};
-  c.config.aging_period = g.at("aging_period_ns").u();
-  c.config.tx_shift = static_cast<uint32_t>(g.at("tx_shift").u());
-  c.config.udp_port = static_cast<uint16_t>(g.at("udp_port").u());
-  for (const Json& r : j.at("l3_routes").arr()) {
-    Route route{ip_from_text(r.at("dst_ip").s()), {}};
-    for (const Json& p : r.at("ports").arr()) route.ports.push_back(static_cast<uint16_t>(p.u()));
+  c.name = string_at(j, "case");
+  c.what = string_at(j, "what");
+  const Json& g = object_at(j, "config");
+  read_to(g, "n_ports", c.config.n_ports);
+  read_to(g, "default_cap_code", c.config.default_cap_code);
+  for (const Json& code : array_at(g, "cap_codes")) c.config.cap_codes.push_back(uint_item<uint8_t>(code, "cap_codes"));
+  read_to(g, "buckets_per_bank", c.config.slots.buckets_per_bank);
+  read_to(g, "ways", c.config.slots.ways);
+  read_to(g, "fp_bits", c.config.slots.fp_bits);
+  read_to(g, "aging_period_ns", c.config.aging_period);
+  read_to(g, "tx_shift", c.config.tx_shift);
+  read_to(g, "udp_port", c.config.udp_port);
+  for (const Json& r : array_at(j, "l3_routes")) {
+    if (!r.is_object()) throw std::runtime_error("case: a route is not a JSON object");
+    Route route{ip_from_text(string_at(r, "dst_ip")), {}};
+    for (const Json& p : array_at(r, "ports")) route.ports.push_back(uint_item<uint16_t>(p, "ports"));
     c.routes.push_back(std::move(route));
   }
-  for (const Json& e : j.at("events").arr()) {
+  for (const Json& e : array_at(j, "events")) {
+    if (!e.is_object()) throw std::runtime_error("case: an event is not a JSON object");
     Event ev;
-    ev.time = e.at("time_ns").u();
-    if (e.at("kind").s() == "tick") {
+    read_to(e, "time_ns", ev.time);
+    const std::string& kind = string_at(e, "kind");
+    if (kind == "tick") {
       ev.kind = Event::Kind::tick;
+    } else if (kind == "packet") {
+      read_to(e, "in_port", ev.in_port);
+      read_to(e, "queue_bytes", ev.queue_bytes);
+      const std::string& result = string_at(e, "result");
+      if (result == "forward")
+        ev.result = swmodel::Decision::to(uint_at<uint16_t>(e, "out_port"));
+      else if (result == "drop")
+        ev.result = swmodel::Decision::drop(drop_from_name(string_at(e, "reason")));
+      else
+        throw std::runtime_error("case: unknown event result " + result);
     } else {
-      ev.in_port = static_cast<uint16_t>(e.at("in_port").u());
-      ev.queue_bytes = e.at("queue_bytes").u();
-      ev.result = e.at("result").s() == "forward"
-                      ? swmodel::Decision::to(static_cast<uint16_t>(e.at("out_port").u()))
-                      : swmodel::Decision::drop(drop_from_name(e.at("reason").s()));
+      throw std::runtime_error("case: unknown event kind " + kind);
     }
     c.events.push_back(ev);
   }

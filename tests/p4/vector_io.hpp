@@ -3,15 +3,26 @@
 // ports) and pcap files in memory (libpcap, nanosecond timestamps).
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "control/clock.hpp"
 #include "p4/model/switch_model.hpp"
-#include "tests/p4/json_lite.hpp"
 
 namespace ufab::p4vec {
+
+// JSON values of the vector files (nlohmann/json). Objects keep insertion
+// order, so regenerated files compare byte for byte.
+using Json = nlohmann::ordered_json;
+// The file text: two-space indentation, one member or element per line,
+// UTF-8 unescaped, ending with "\n".
+std::string to_text(const Json& j);
+// Throws std::runtime_error on malformed text.
+Json parse_json(std::string_view text);
 
 struct Packet {
   Nanos time = 0;
@@ -25,6 +36,8 @@ std::vector<Packet> read_pcap(const std::string& file_bytes);  // throws std::ru
 // Everything the P4 registers hold (README "State snapshots"): epoch,
 // port up/down, per port C'_l, Φ_l, W_l, the tx registers, counters and the
 // valid slots (bank, bucket, way, fingerprint, φ, w, epoch), switch counters.
+// The readers throw std::runtime_error on a value of the wrong type or out of
+// its field's range, nlohmann::json::out_of_range on a missing key.
 Json state_to_json(const swmodel::SwitchState& s, const swmodel::SlotGeometry& geo);
 swmodel::SwitchState state_from_json(const Json& j, const swmodel::SlotGeometry& geo);
 
