@@ -1,0 +1,301 @@
+#include "edge/config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <initializer_list>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include "control/vm_pair.hpp"
+#include "probe/wire.hpp"
+#include "sched/weight_class.hpp"
+
+namespace ufab::edge {
+
+const TenantCfg* EdgeConfig::tenant(uint32_t vni) const {
+  for (const TenantCfg& t : tenants)
+    if (t.vni == vni) return &t;
+  return nullptr;
+}
+
+size_t EdgeConfig::tenant_index(uint32_t vni) const { return static_cast<size_t>(tenant(vni) - tenants.data()); }
+
+namespace {
+
+// Error reporting: "file:line:col: field: what" (yaml-cpp marks are 0-based).
+class Where {
+ public:
+  explicit Where(std::string file) : file_(std::move(file)) {}
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& field, const std::string& what) const {
+    std::ostringstream s;
+    s << file_;
+    if (n.IsDefined() && n.Mark().line >= 0) s << ':' << n.Mark().line + 1 << ':' << n.Mark().column + 1;
+    s << ": " << field << ": " << what;
+    throw ConfigError(s.str());
+  }
+  // A required key of map m (the error points at the map).
+  YAML::Node need(const YAML::Node& m, const char* key, const std::string& field) const {
+    const YAML::Node n = m[key];
+    if (!n.IsDefined() || n.IsNull()) fail(m, field + "." + key, "missing");
+    return n;
+  }
+  void only_keys(const YAML::Node& m, const std::string& field, std::initializer_list<std::string_view> keys) const {
+    if (!m.IsMap()) fail(m, field, "must be a mapping");
+    for (const auto& kv : m) {
+      const std::string k = kv.first.as<std::string>();
+      bool known = false;
+      for (const std::string_view x : keys) known = known || x == k;
+      if (!known) fail(kv.first, field + "." + k, "unknown key");
+    }
+  }
+
+ private:
+  std::string file_;
+};
+
+std::string scalar(const Where& w, const YAML::Node& n, const std::string& field) {
+  if (!n.IsScalar()) w.fail(n, field, "must be a scalar");
+  return n.Scalar();
+}
+
+uint64_t u64(const Where& w, const YAML::Node& n, const std::string& field, uint64_t lo, uint64_t hi) {
+  const std::string s = scalar(w, n, field);
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) w.fail(n, field, "'" + s + "' is not a non-negative integer");
+  if (v < lo || v > hi)
+    w.fail(n, field, "'" + s + "' is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+double real(const Where& w, const YAML::Node& n, const std::string& field, double lo, double hi) {
+  const std::string s = scalar(w, n, field);
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || !std::isfinite(v)) w.fail(n, field, "'" + s + "' is not a number");
+  if (v < lo || v > hi) w.fail(n, field, "'" + s + "' is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+bool boolean(const Where& w, const YAML::Node& n, const std::string& field) {
+  const std::string s = scalar(w, n, field);
+  if (s == "true") return true;
+  if (s == "false") return false;
+  w.fail(n, field, "'" + s + "' is not true or false");
+}
+
+uint32_t ipv4(const Where& w, const YAML::Node& n, const std::string& field) {
+  const std::string s = scalar(w, n, field);
+  uint32_t ip = 0;
+  size_t b = 0;
+  for (int part = 0; part < 4; ++part) {
+    const size_t e = part == 3 ? s.size() : s.find('.', b);
+    unsigned v = 256;
+    if (e != std::string::npos && e > b) {
+      const auto [end, ec] = std::from_chars(s.data() + b, s.data() + e, v);
+      if (ec != std::errc() || end != s.data() + e) v = 256;
+    }
+    if (v > 255) w.fail(n, field, "'" + s + "' is not an IPv4 address");
+    ip = ip << 8 | v;
+    b = e + 1;
+  }
+  return ip;
+}
+
+Mac mac(const Where& w, const YAML::Node& n, const std::string& field) {
+  const std::string s = scalar(w, n, field);
+  Mac m{};
+  if (s.size() != 17) w.fail(n, field, "'" + s + "' is not a MAC address (aa:bb:cc:dd:ee:ff)");
+  for (size_t i = 0; i < 6; ++i) {
+    unsigned v = 0;
+    const auto [end, ec] = std::from_chars(s.data() + 3 * i, s.data() + 3 * i + 2, v, 16);
+    if (ec != std::errc() || end != s.data() + 3 * i + 2 || (i < 5 && s[3 * i + 2] != ':'))
+      w.fail(n, field, "'" + s + "' is not a MAC address (aa:bb:cc:dd:ee:ff)");
+    m[i] = static_cast<uint8_t>(v);
+  }
+  return m;
+}
+
+std::vector<uint16_t> labels(const Where& w, const YAML::Node& n, const std::string& field) {
+  if (!n.IsSequence() || n.size() == 0 || n.size() > wire::kMaxLabels)
+    w.fail(n, field, "must be a list of 1.." + std::to_string(wire::kMaxLabels) + " egress ports");
+  std::vector<uint16_t> out;
+  for (size_t i = 0; i < n.size(); ++i)
+    out.push_back(static_cast<uint16_t>(u64(w, n[i], field + "[" + std::to_string(i) + "]", 0, 65535)));
+  return out;
+}
+
+PathCfg path(const Where& w, const YAML::Node& n, const std::string& field, size_t index) {
+  PathCfg p;
+  if (n.IsSequence()) {
+    p.labels = labels(w, n, field);
+  } else {
+    w.only_keys(n, field, {"labels", "udp_src_port"});
+    p.labels = labels(w, w.need(n, "labels", field), field + ".labels");
+    if (n["udp_src_port"]) p.udp_src_port = static_cast<uint16_t>(u64(w, n["udp_src_port"], field + ".udp_src_port", 1, 65535));
+  }
+  if (p.udp_src_port == 0) p.udp_src_port = static_cast<uint16_t>(0xc000 + index);
+  return p;
+}
+
+template <typename F>
+void each(const Where& w, const YAML::Node& root, const char* key, F&& f) {
+  const YAML::Node list = root[key];
+  if (!list.IsDefined() || list.IsNull()) return;
+  if (!list.IsSequence()) w.fail(list, key, "must be a list");
+  for (size_t i = 0; i < list.size(); ++i) f(list[i], std::string(key) + "[" + std::to_string(i) + "]");
+}
+
+void load_edge(const Where& w, const YAML::Node& e, EdgeConfig& c) {
+  w.only_keys(e, "edge", {"fabric_port", "ip", "mac", "udp_port"});
+  c.fabric_port = static_cast<uint16_t>(u64(w, w.need(e, "fabric_port", "edge"), "edge.fabric_port", 0, 1023));
+  c.ip = ipv4(w, w.need(e, "ip", "edge"), "edge.ip");
+  c.mac = mac(w, w.need(e, "mac", "edge"), "edge.mac");
+  if (e["udp_port"]) c.udp_port = static_cast<uint16_t>(u64(w, e["udp_port"], "edge.udp_port", 1, 65535));
+}
+
+void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
+  if (!p.IsDefined() || p.IsNull()) return;
+  w.only_keys(p, "params",
+              {"unit_bw_gbps", "eta", "probe_every_bytes", "token_period_us", "violation_rtts", "freeze_max_rtts",
+               "probe_timeout_rtts", "finish_max_retries", "idle_finish_ms", "reorder_avoidance", "burst", "mbufs",
+               "queue_capacity", "flows_per_pair", "max_incoming", "seed"});
+  EdgeParams& e = c.params;
+  const auto has = [&](const char* k) { return p[k].IsDefined() && !p[k].IsNull(); };
+  const auto f = [](const char* k) { return std::string("params.") + k; };
+  if (has("unit_bw_gbps")) e.unit_bw_Bps = real(w, p["unit_bw_gbps"], f("unit_bw_gbps"), 1e-3, 1000) * 1e9 / 8;
+  if (has("eta")) e.eta = real(w, p["eta"], f("eta"), 0.01, 1.0);
+  if (has("probe_every_bytes")) e.probe_every_bytes = u64(w, p["probe_every_bytes"], f("probe_every_bytes"), 64, 1u << 30);
+  if (has("token_period_us")) c.token_period_ns = u64(w, p["token_period_us"], f("token_period_us"), 1, 1'000'000) * kUs;
+  if (has("violation_rtts")) e.violation_rtts = static_cast<uint32_t>(u64(w, p["violation_rtts"], f("violation_rtts"), 1, 1000));
+  if (has("freeze_max_rtts")) e.freeze_max_rtts = static_cast<uint32_t>(u64(w, p["freeze_max_rtts"], f("freeze_max_rtts"), 1, 1000));
+  if (has("probe_timeout_rtts"))
+    e.probe_timeout_rtts = static_cast<uint32_t>(u64(w, p["probe_timeout_rtts"], f("probe_timeout_rtts"), 1, 1000));
+  if (has("finish_max_retries"))
+    e.finish_max_retries = static_cast<uint32_t>(u64(w, p["finish_max_retries"], f("finish_max_retries"), 0, 100));
+  if (has("idle_finish_ms")) e.idle_finish_ns = u64(w, p["idle_finish_ms"], f("idle_finish_ms"), 1, 3'600'000) * kMs;
+  if (has("reorder_avoidance")) e.reorder_avoidance = boolean(w, p["reorder_avoidance"], f("reorder_avoidance"));
+  if (has("burst")) c.burst = static_cast<uint32_t>(u64(w, p["burst"], f("burst"), 1, 64));
+  if (has("mbufs")) c.mbufs = static_cast<uint32_t>(u64(w, p["mbufs"], f("mbufs"), 255, 1u << 22));
+  if (has("queue_capacity")) c.queue_capacity = static_cast<uint32_t>(u64(w, p["queue_capacity"], f("queue_capacity"), 1, 4096));
+  if (has("flows_per_pair")) c.flows_per_pair = static_cast<uint32_t>(u64(w, p["flows_per_pair"], f("flows_per_pair"), 1, 64));
+  if (has("max_incoming")) c.max_incoming = static_cast<uint32_t>(u64(w, p["max_incoming"], f("max_incoming"), 1, 1u << 20));
+  if (has("seed")) c.seed = u64(w, p["seed"], f("seed"), 0, UINT64_MAX);
+  if (uint64_t{c.queue_capacity} * c.flows_per_pair > 65536)
+    w.fail(p, "params.queue_capacity", "queue_capacity * flows_per_pair must be <= 65536");
+}
+
+VmCfg load_vm(const Where& w, const YAML::Node& n, const std::string& f, const EdgeConfig& c, bool local) {
+  if (local)
+    w.only_keys(n, f, {"name", "id", "tenant", "mac", "ip", "port"});
+  else
+    w.only_keys(n, f, {"name", "id", "tenant", "mac", "ip", "host"});
+  VmCfg v;
+  v.name = scalar(w, w.need(n, "name", f), f + ".name");
+  v.id = static_cast<uint16_t>(u64(w, w.need(n, "id", f), f + ".id", 1, 65535));
+  const YAML::Node t = w.need(n, "tenant", f);
+  v.vni = static_cast<uint32_t>(u64(w, t, f + ".tenant", 0, (1u << 24) - 1));
+  if (c.tenant(v.vni) == nullptr) w.fail(t, f + ".tenant", "no tenant with vni " + std::to_string(v.vni));
+  v.ip = ipv4(w, w.need(n, "ip", f), f + ".ip");
+  if (local) {
+    v.mac = mac(w, w.need(n, "mac", f), f + ".mac");
+    v.port = static_cast<uint16_t>(u64(w, w.need(n, "port", f), f + ".port", 0, 1023));
+    if (v.port == c.fabric_port) w.fail(n["port"], f + ".port", "is the fabric port");
+  } else {
+    if (n["mac"]) v.mac = mac(w, n["mac"], f + ".mac");
+    const YAML::Node h = w.need(n, "host", f);
+    const std::string hn = scalar(w, h, f + ".host");
+    bool found = false;
+    for (size_t i = 0; i < c.hosts.size() && !found; ++i)
+      if (c.hosts[i].name == hn) {
+        v.host = static_cast<uint32_t>(i);
+        found = true;
+      }
+    if (!found) w.fail(h, f + ".host", "no host named '" + hn + "'");
+  }
+  return v;
+}
+
+}  // namespace
+
+EdgeConfig parse_config(const std::string& text, const std::string& file) {
+  const Where w(file);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                      ": syntax: " + e.msg);
+  }
+  if (!root.IsMap()) throw ConfigError(file + ": the configuration must be a YAML mapping");
+  EdgeConfig c;
+  c.file = file;
+  try {
+    w.only_keys(root, "(top level)", {"edge", "params", "tenants", "vms", "hosts", "remote_vms"});
+    load_edge(w, w.need(root, "edge", "(top level)"), c);
+    load_params(w, root["params"], c);
+
+    each(w, root, "tenants", [&](const YAML::Node& n, const std::string& f) {
+      w.only_keys(n, f, {"vni", "guarantee_gbps", "weight_class"});
+      TenantCfg t;
+      const YAML::Node vni = w.need(n, "vni", f);
+      t.vni = static_cast<uint32_t>(u64(w, vni, f + ".vni", 0, (1u << 24) - 1));
+      if (c.tenant(t.vni) != nullptr) w.fail(vni, f + ".vni", "duplicate tenant " + std::to_string(t.vni));
+      t.guarantee_bps = real(w, w.need(n, "guarantee_gbps", f), f + ".guarantee_gbps", 0, 1e4) * 1e9;
+      if (n["weight_class"])
+        t.weight_class = static_cast<uint32_t>(u64(w, n["weight_class"], f + ".weight_class", 0, kWeightClasses - 1));
+      c.tenants.push_back(t);
+    });
+    if (c.tenants.empty()) w.fail(root, "tenants", "at least one tenant is needed");
+
+    std::set<uint32_t> ids;
+    std::set<std::pair<uint16_t, uint32_t>> port_ips;
+    each(w, root, "vms", [&](const YAML::Node& n, const std::string& f) {
+      VmCfg v = load_vm(w, n, f, c, true);
+      if (!ids.insert(v.id).second) w.fail(n["id"], f + ".id", "duplicate VM id " + std::to_string(v.id));
+      if (!port_ips.insert({v.port, v.ip}).second) w.fail(n["ip"], f + ".ip", "another VM on this port has this IP");
+      c.vms.push_back(std::move(v));
+    });
+    if (c.vms.empty()) w.fail(root, "vms", "at least one local VM is needed");
+
+    each(w, root, "hosts", [&](const YAML::Node& n, const std::string& f) {
+      w.only_keys(n, f, {"name", "ip", "mac", "base_rtt_us", "paths", "reply_path"});
+      HostCfg h;
+      h.name = scalar(w, w.need(n, "name", f), f + ".name");
+      for (const HostCfg& o : c.hosts)
+        if (o.name == h.name) w.fail(n["name"], f + ".name", "duplicate host '" + h.name + "'");
+      h.ip = ipv4(w, w.need(n, "ip", f), f + ".ip");
+      h.mac = mac(w, w.need(n, "mac", f), f + ".mac");
+      h.base_rtt_ns = static_cast<uint64_t>(real(w, w.need(n, "base_rtt_us", f), f + ".base_rtt_us", 0.1, 1e6) * 1e3);
+      const YAML::Node ps = w.need(n, "paths", f);
+      if (!ps.IsSequence() || ps.size() == 0 || ps.size() > kMaxCandidatePaths)
+        w.fail(ps, f + ".paths", "must be a list of 1.." + std::to_string(kMaxCandidatePaths) + " paths");
+      for (size_t i = 0; i < ps.size(); ++i) h.paths.push_back(path(w, ps[i], f + ".paths[" + std::to_string(i) + "]", i));
+      h.reply_path = n["reply_path"] ? path(w, n["reply_path"], f + ".reply_path", 0) : h.paths[0];
+      c.hosts.push_back(std::move(h));
+    });
+
+    each(w, root, "remote_vms", [&](const YAML::Node& n, const std::string& f) {
+      VmCfg v = load_vm(w, n, f, c, false);
+      if (!ids.insert(v.id).second) w.fail(n["id"], f + ".id", "duplicate VM id " + std::to_string(v.id));
+      c.remote_vms.push_back(std::move(v));
+    });
+  } catch (const YAML::Exception& e) {  // e.g. a key that is not a scalar
+    throw ConfigError(file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  return c;
+}
+
+EdgeConfig load_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path + ": cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_config(ss.str(), path);
+}
+
+}  // namespace ufab::edge

@@ -1,0 +1,88 @@
+// ufab-edge's YAML configuration (design-notes §5): this edge's fabric
+// address, the tenants with their hose-model guarantees (§3.1, turned into
+// bandwidth tokens with B_u, §3.3), the local VMs and the VM-side port each
+// sits behind, the remote hosts with their candidate source-route paths
+// (§3.5) and base RTT, the remote VMs, and the edge parameters (§4.1, §5.1).
+// Plain C++ (yaml-cpp, no DPDK): loaded before the EAL starts, so a bad file
+// is rejected at once. Every error names the file, the line and the field.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "control/params.hpp"
+
+namespace ufab::edge {
+
+using Mac = std::array<uint8_t, 6>;
+
+struct TenantCfg {
+  uint32_t vni = 0;             // tenant id on the wire (24 bits)
+  double guarantee_bps = 0;     // hose-model minimum bandwidth of each VM
+  uint32_t weight_class = 0;    // scheduler WFQ class 0..7 (§4.1)
+  double tokens(double unit_bw_Bps) const { return guarantee_bps / 8.0 / unit_bw_Bps; }
+};
+
+struct VmCfg {
+  std::string name;
+  uint16_t id = 0;              // fabric-wide VM id, 1..65535 (wire pair id = src id << 16 | dst id)
+  uint32_t vni = 0;             // its tenant
+  Mac mac{};
+  uint32_t ip = 0;              // host order
+  uint16_t port = 0;            // local VMs: the DPDK port of its vNIC
+  uint32_t host = 0;            // remote VMs: index into EdgeConfig::hosts
+};
+
+struct PathCfg {
+  std::vector<uint16_t> labels;  // source route: egress port at each hop (wire-format §4)
+  uint16_t udp_src_port = 0;     // outer UDP source port (ECMP pinning, design-notes §4.5)
+};
+
+struct HostCfg {
+  std::string name;
+  uint32_t ip = 0;               // outer (underlay) address
+  Mac mac{};                     // outer destination MAC (the peer or the first-hop switch)
+  uint64_t base_rtt_ns = 0;      // T of every pair to this host (§3.4)
+  std::vector<PathCfg> paths;    // candidate paths, at most 8 (control/vm_pair.hpp)
+  PathCfg reply_path;            // route for responses and finish-acks to this host
+};
+
+struct EdgeConfig {
+  std::string file;
+  // this edge
+  uint16_t fabric_port = 0;
+  uint32_t ip = 0;
+  Mac mac{};
+  uint16_t udp_port = 7341;
+  // parameters
+  EdgeParams params;
+  uint64_t token_period_ns = 32'000;  // Alg. 1 period (§5.1: 32 us)
+  uint32_t burst = 32;
+  uint32_t mbufs = 16383;
+  uint32_t queue_capacity = 64;       // packets per flow FIFO
+  uint32_t flows_per_pair = 4;
+  uint32_t max_incoming = 4096;       // receiver-side pairs (TokenAdmission)
+  uint64_t seed = 1;
+  // topology
+  std::vector<TenantCfg> tenants;
+  std::vector<VmCfg> vms;             // local
+  std::vector<HostCfg> hosts;         // remote
+  std::vector<VmCfg> remote_vms;
+
+  const TenantCfg* tenant(uint32_t vni) const;
+  size_t tenant_index(uint32_t vni) const;  // precondition: tenant(vni) != nullptr
+};
+
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Loads and validates. Throws ConfigError("file:line:col: field: what").
+EdgeConfig load_config(const std::string& path);
+// The same from a string (file is only used in messages).
+EdgeConfig parse_config(const std::string& text, const std::string& file);
+
+}  // namespace ufab::edge

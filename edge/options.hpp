@@ -1,0 +1,32 @@
+// ufab-edge's application options (after the EAL's "--"). Parsed before the
+// EAL starts, so --help and a bad configuration need no DPDK resources.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+namespace ufab::edge {
+
+struct EdgeOptions {
+  std::string config;                 // --config FILE (required)
+  double stats_interval_s = 1.0;      // 0: only the final report
+  uint64_t exit_after_idle_ms = 0;    // 0: run until SIGINT/SIGTERM
+  bool help = false;
+};
+
+struct OptionError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// args[0] is the program name. Throws OptionError.
+EdgeOptions parse_options(std::span<char*> args);
+
+// The application arguments of a full command line: argv[0] followed by what
+// comes after the first "--" (or argv[0] alone when there is none).
+std::span<char*> app_args_of(int argc, char** argv, char** scratch);
+
+const char* usage();
+
+}  // namespace ufab::edge

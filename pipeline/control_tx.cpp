@@ -1,0 +1,48 @@
+// A VM-pair's control messages (§3.4-§3.6, §4.1): VmPair::next_message says
+// which is due (finish and its retries, candidate-path queries, the active
+// path's probe every L_w bytes) already encoded as a wire::Message; here it
+// gets a fresh mbuf and the outer headers and source route of the path it
+// must travel on. And the other direction into the scheduler: the bytes the
+// pair knows left the network and its current window (Eqn 3 / two-stage
+// admission).
+#include <rte_mbuf.h>
+
+#include "pipeline/encap.hpp"
+#include "pipeline/stages.hpp"
+
+namespace ufab::pipeline {
+
+void control_tx(EdgeState& s, uint32_t pair, Nanos now) {
+  VmPair& vp = s.pairs[pair];
+  const PairMeta& pm = s.meta[pair];
+  const HostRoutes& h = s.hosts[pm.host];
+  const uint16_t fp = s.cfg.fabric_port;
+  const bool backlogged = s.sched.backlog_bytes(pair) != 0;
+  for (size_t k = 0; k < vp.n_paths() + 1; ++k) {
+    wire::Message msg;
+    int path = 0;
+    if (!vp.next_message(now, backlogged, msg, path)) break;
+    ++s.stats.generated;
+    rte_mbuf* m = rte_pktmbuf_alloc(s.pool);
+    if (unlikely(m == nullptr)) {  // the pair sees a lost probe and retries (§4.1)
+      s.stats.drop(fp, Drop::mbuf_exhausted);
+      continue;
+    }
+    const auto p = static_cast<size_t>(path);
+    if (unlikely(!write_control(m, h.outer, h.src_ports[p], h.routes[p], s.cfg.tenants[pm.tenant].vni, msg))) {
+      s.stats.drop(fp, Drop::no_headroom);
+      rte_pktmbuf_free(m);
+      continue;
+    }
+    s.tx[fp].push(m, s.stats.ports[fp]);
+  }
+}
+
+void refresh_window(EdgeState& s, uint32_t pair, Nanos now) {
+  VmPair& vp = s.pairs[pair];
+  if (const uint64_t acked = vp.advance_acks(now); acked != 0) s.sched.on_acked(pair, acked);
+  const double w = vp.window(now);
+  s.sched.set_window(pair, w > 0 ? static_cast<uint64_t>(w) : 0);
+}
+
+}  // namespace ufab::pipeline

@@ -1,0 +1,141 @@
+#include "pipeline/edge_state.hpp"
+
+#include <rte_byteorder.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ufab::pipeline {
+
+namespace {
+
+HierSchedulerConfig sched_config(const edge::EdgeConfig& c, size_t n_pairs) {
+  HierSchedulerConfig s;
+  s.max_tenants = static_cast<uint32_t>(c.tenants.size());
+  s.max_pairs = static_cast<uint32_t>(std::max<size_t>(n_pairs, 1));
+  s.flows_per_pair = c.flows_per_pair;
+  s.queue_capacity = c.queue_capacity;
+  // The pool never holds more packets than there are mbufs.
+  s.pool_packets = std::min<uint32_t>(c.mbufs, s.max_pairs * c.flows_per_pair * c.queue_capacity);
+  return s;
+}
+
+size_t count_pairs(const edge::EdgeConfig& c) {
+  size_t n = 0;
+  for (const edge::VmCfg& l : c.vms)
+    for (const edge::VmCfg& r : c.remote_vms) n += l.vni == r.vni;
+  return n;
+}
+
+wire::SourceRoute to_route(const std::vector<uint16_t>& labels) {
+  wire::SourceRoute r;
+  r.n_labels = static_cast<uint8_t>(labels.size());
+  for (size_t i = 0; i < labels.size(); ++i) r.label[i] = labels[i];
+  return r;
+}
+
+std::string unique(const char* what) {
+  static unsigned n = 0;
+  return std::string("ufab_") + what + std::to_string(n++);
+}
+
+}  // namespace
+
+EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_ports)
+    : cfg(c),
+      pool(mp),
+      burst(static_cast<uint16_t>(std::min<uint32_t>(c.burst, TxBuffer::kCap))),
+      sched(sched_config(c, count_pairs(c))),
+      classify(unique("cls"), static_cast<uint32_t>(count_pairs(c)), sizeof(ClassifyKey)),
+      local_vms(unique("vm"), static_cast<uint32_t>(c.vms.size()), sizeof(VmKey)),
+      wire_pairs(unique("wp"), static_cast<uint32_t>(count_pairs(c)), sizeof(uint32_t)),
+      host_by_ip(unique("host"), static_cast<uint32_t>(c.hosts.size()), sizeof(uint32_t)),
+      incoming_tbl(unique("in"), c.max_incoming, sizeof(IncomingKey)),
+      gate_(std::make_unique<HostMigrationGate>(c.params.freeze_max_rtts, c.seed)) {
+  if (c.fabric_port >= n_ports)
+    throw std::runtime_error(c.file + ": edge.fabric_port " + std::to_string(c.fabric_port) + " does not exist (" +
+                             std::to_string(n_ports) + " DPDK ports)");
+  stats.ports.resize(n_ports);
+  for (uint16_t p = 0; p < n_ports; ++p) tx.emplace_back(p);
+
+  for (size_t t = 0; t < c.tenants.size(); ++t) sched.add_tenant(static_cast<uint32_t>(t), c.tenants[t].weight_class);
+
+  for (const edge::HostCfg& h : c.hosts) {
+    HostRoutes hr;
+    hr.outer.src_mac = c.mac;
+    hr.outer.dst_mac = h.mac;
+    hr.outer.src_ip = c.ip;
+    hr.outer.dst_ip = h.ip;
+    hr.outer.dst_port = c.udp_port;
+    for (const edge::PathCfg& p : h.paths) {
+      hr.routes.push_back(to_route(p.labels));
+      hr.src_ports.push_back(p.udp_src_port);
+    }
+    hr.reply = to_route(h.reply_path.labels);
+    hr.reply_src_port = h.reply_path.udp_src_port;
+    host_by_ip.add(&h.ip, static_cast<uint32_t>(hosts.size()));
+    hosts.push_back(std::move(hr));
+  }
+
+  vm_pairs.resize(c.vms.size());
+  for (size_t v = 0; v < c.vms.size(); ++v) {
+    const edge::VmCfg& l = c.vms[v];
+    if (l.port >= n_ports)
+      throw std::runtime_error(c.file + ": vms[" + std::to_string(v) + "].port " + std::to_string(l.port) +
+                               " does not exist (" + std::to_string(n_ports) + " DPDK ports)");
+    if (std::find(vm_ports.begin(), vm_ports.end(), l.port) == vm_ports.end()) vm_ports.push_back(l.port);
+    const VmKey vk{l.vni, rte_cpu_to_be_32(l.ip)};
+    if (!local_vms.add(&vk, static_cast<uint32_t>(v))) throw std::runtime_error("local VM table full");
+    for (size_t r = 0; r < c.remote_vms.size(); ++r) {
+      const edge::VmCfg& rv = c.remote_vms[r];
+      if (rv.vni != l.vni) continue;
+      const auto idx = static_cast<uint32_t>(pairs.size());
+      PairMeta m;
+      m.wire_id = uint32_t{l.id} << 16 | rv.id;
+      m.tenant = static_cast<uint32_t>(c.tenant_index(l.vni));
+      m.local_vm = static_cast<uint32_t>(v);
+      m.remote_vm = static_cast<uint32_t>(r);
+      m.host = rv.host;
+      std::vector<uint8_t> hops;
+      for (const edge::PathCfg& p : c.hosts[rv.host].paths) hops.push_back(static_cast<uint8_t>(p.labels.size()));
+      pairs.emplace_back(c.params, m.wire_id, c.hosts[rv.host].base_rtt_ns, hops, gate_.get(), c.seed * 7919 + idx);
+      meta.push_back(m);
+      sched.add_pair(idx, m.tenant, 0);
+      const ClassifyKey ck{l.port, 0, rte_cpu_to_be_32(l.ip), rte_cpu_to_be_32(rv.ip)};
+      if (!classify.add(&ck, idx) || !wire_pairs.add(&m.wire_id, idx)) throw std::runtime_error("pair table full");
+      vm_pairs[v].push_back(idx);
+    }
+  }
+
+  incoming.reserve(c.max_incoming);
+  for (size_t v = 0; v < c.vms.size(); ++v) {
+    const double phi = c.tenant(c.vms[v].vni)->tokens(c.params.unit_bw_Bps);
+    senders.emplace_back(phi);
+    receivers.emplace_back(phi);
+    // Reserve once at the maxima, so a token round never allocates.
+    senders.back().resize(vm_pairs[v].size());
+    senders.back().resize(0);
+    receivers.back().resize(c.max_incoming);
+    receivers.back().resize(0);
+  }
+  scratch.reserve(std::max<size_t>(c.max_incoming, pairs.size()));
+}
+
+EdgeState::~EdgeState() {
+  // Open every window so the scheduler hands back what it still holds.
+  for (uint32_t p = 0; p < pairs.size(); ++p) {
+    sched.on_acked(p, UINT64_MAX);
+    sched.set_window(p, HierScheduler<rte_mbuf*>::kMaxWindow);
+  }
+  rte_mbuf* pkts[64];
+  uint32_t lens[64], ids[64];
+  for (size_t n; (n = sched.dequeue_burst(pkts, lens, ids, 64)) != 0;) rte_pktmbuf_free_bulk(pkts, static_cast<unsigned>(n));
+}
+
+uint32_t EdgeState::encap_bytes(uint32_t pair, int path) const {
+  const HostRoutes& h = hosts[meta[pair].host];
+  const size_t p = path < 0 ? 0 : static_cast<size_t>(path);
+  return static_cast<uint32_t>(wire::kOuterBytes + wire::kShimBytes + h.routes[p].wire_bytes());
+}
+
+}  // namespace ufab::pipeline

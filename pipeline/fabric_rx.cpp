@@ -1,0 +1,143 @@
+// Fabric RX: a burst from the fabric port, each frame parsed once
+// (wire::parse_frame) and then, by the shim's `next`:
+//  - data: the encapsulation is stripped and the tenant's inner frame goes to
+//    the port of the local VM that owns (VNI, inner destination IP);
+//  - probe or finish: answered in place (the same mbuf) as a response carrying
+//    this VM's admitted token (Alg. 1 TokenAdmission, design-notes §4.6) or
+//    as a finish-ack carrying the per-hop ACK bits (design-notes §4.3), and
+//    sent back on the reply path configured for the sender's host;
+//  - response, finish-ack, failure notice: handed to its VmPair, whose new
+//    acks and window go straight into the scheduler.
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include <cstring>
+
+#include "pipeline/encap.hpp"
+#include "pipeline/stages.hpp"
+#include "probe/reflect.hpp"
+#include "probe/units.hpp"
+
+namespace ufab::pipeline {
+
+namespace {
+
+void drop(EdgeState& s, rte_mbuf* m, Drop why) {
+  s.stats.drop(s.cfg.fabric_port, why);
+  rte_pktmbuf_free(m);
+}
+
+void deliver(EdgeState& s, rte_mbuf* m, const wire::FrameView& v) {
+  const uint8_t* inner = rte_pktmbuf_mtod(m, const uint8_t*) + v.payload_offset;
+  if (unlikely(v.payload_len < 14 + 20)) return drop(s, m, Drop::malformed);
+  // Only IPv4 inner frames have a destination VM (ARP and IPv6 are not
+  // handled by this version).
+  if (unlikely(inner[12] != 0x08 || inner[13] != 0x00)) return drop(s, m, Drop::unknown_vm);
+  VmKey key{v.shim.vni, 0};
+  std::memcpy(&key.ip, inner + 30, 4);
+  const uint32_t vm = s.local_vms.lookup(&key);
+  if (unlikely(vm == HashTable::kMiss)) return drop(s, m, Drop::unknown_vm);
+  rte_pktmbuf_adj(m, static_cast<uint16_t>(v.payload_offset));
+  if (const uint32_t extra = rte_pktmbuf_pkt_len(m) - static_cast<uint32_t>(v.payload_len); extra != 0)
+    rte_pktmbuf_trim(m, static_cast<uint16_t>(extra));  // Ethernet padding after the UDP payload
+  const uint16_t port = s.cfg.vms[vm].port;
+  ++s.stats.decapsulated;
+  s.tx[port].push(m, s.stats.ports[port]);
+}
+
+// The receiver-side pair of a probe or finish; created on the first probe.
+Incoming* incoming_of(EdgeState& s, const wire::FrameView& v, const wire::Message& msg, Drop& why) {
+  const IncomingKey key{v.outer.src_ip, v.shim.vni, msg.pair_id};
+  if (const uint32_t i = s.incoming_tbl.lookup(&key); i != HashTable::kMiss) return &s.incoming[i];
+  why = Drop::unknown_vm;
+  const uint16_t dst_id = static_cast<uint16_t>(msg.pair_id & 0xffff);
+  for (size_t vm = 0; vm < s.cfg.vms.size(); ++vm) {
+    if (s.cfg.vms[vm].id != dst_id || s.cfg.vms[vm].vni != v.shim.vni) continue;
+    why = Drop::incoming_full;
+    if (s.incoming.size() == s.incoming.capacity() ||
+        !s.incoming_tbl.add(&key, static_cast<uint32_t>(s.incoming.size())))
+      return nullptr;
+    Incoming in;
+    in.src_ip = v.outer.src_ip;
+    in.vni = v.shim.vni;
+    in.wire_id = msg.pair_id;
+    in.local_vm = static_cast<uint32_t>(vm);
+    s.incoming.push_back(in);  // within the capacity reserved at start-up
+    return &s.incoming.back();
+  }
+  return nullptr;
+}
+
+void reflect(EdgeState& s, rte_mbuf* m, const wire::FrameView& v, const wire::Message& msg) {
+  const uint32_t host = s.host_by_ip.lookup(&v.outer.src_ip);
+  if (unlikely(host == HashTable::kMiss)) return drop(s, m, Drop::unknown_pair);  // no way back
+  Drop why = Drop::unknown_vm;
+  Incoming* in = incoming_of(s, v, msg, why);
+  uint32_t admitted = kWireUnbound;
+  if (msg.type == wire::MsgType::probe) {
+    if (unlikely(in == nullptr)) return drop(s, m, why);
+    ++in->probes;
+    // A candidate query asks for nothing (§3.5: it does not register).
+    if (msg.phi != 0 && !(msg.flags & wire::kMsgQuery)) in->requested = wire::wire_to_tokens(msg.phi);
+    if (in->admitted != kTokenUnbound) admitted = wire::tokens_to_wire(in->admitted);
+  } else if (in != nullptr) {
+    in->requested = 0;  // finish: the pair left; it no longer competes for the VM's tokens
+  }
+  const HostRoutes& h = s.hosts[host];
+  const uint32_t vni = v.shim.vni;
+  if (unlikely(!write_control(m, h.outer, h.reply_src_port, h.reply, vni, wire::reflect(msg, admitted))))
+    return drop(s, m, Drop::no_headroom);
+  ++s.stats.reflected;
+  s.tx[s.cfg.fabric_port].push(m, s.stats.ports[s.cfg.fabric_port]);
+}
+
+void to_pair(EdgeState& s, rte_mbuf* m, const wire::Message& msg, Nanos now) {
+  const uint32_t p = s.wire_pairs.lookup(&msg.pair_id);
+  if (unlikely(p == HashTable::kMiss)) return drop(s, m, Drop::unknown_pair);
+  rte_pktmbuf_free(m);
+  ++s.stats.absorbed;
+  const VmPair::Result r = s.pairs[p].on_message(msg, now);
+  if (r.acked_bytes != 0) s.sched.on_acked(p, r.acked_bytes);
+  refresh_window(s, p, now);
+  control_tx(s, p, now);
+}
+
+}  // namespace
+
+uint32_t fabric_rx(EdgeState& s, Nanos now) {
+  alignas(64) rte_mbuf* pkts[TxBuffer::kCap];
+  const uint16_t fp = s.cfg.fabric_port;
+  const uint16_t n = rte_eth_rx_burst(fp, 0, pkts, s.burst);
+  PortStats& ps = s.stats.ports[fp];
+  for (uint16_t i = 0; i < n; ++i) {
+    rte_mbuf* m = pkts[i];
+    ++ps.rx;
+    ps.rx_bytes += rte_pktmbuf_pkt_len(m);
+    if (unlikely(m->nb_segs != 1)) {
+      drop(s, m, Drop::malformed);
+      continue;
+    }
+    const std::span<const uint8_t> frame(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m));
+    wire::FrameView v;
+    if (const wire::WireError e = wire::parse_frame(frame, v, s.cfg.udp_port); unlikely(e != wire::WireError::ok)) {
+      drop(s, m, e == wire::WireError::not_ufab ? Drop::not_ufab : Drop::malformed);
+      continue;
+    }
+    if (v.shim.next == wire::kNextData) {
+      deliver(s, m, v);
+      continue;
+    }
+    wire::Message msg;
+    if (unlikely(wire::decode_message(frame.subspan(v.payload_offset, v.payload_len), msg) != wire::WireError::ok)) {
+      drop(s, m, Drop::malformed);
+      continue;
+    }
+    if (msg.type == wire::MsgType::probe || msg.type == wire::MsgType::finish)
+      reflect(s, m, v, msg);
+    else
+      to_pair(s, m, msg, now);
+  }
+  return n;
+}
+
+}  // namespace ufab::pipeline

@@ -1,0 +1,47 @@
+#include "pipeline/hash_table.hpp"
+
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_lcore.h>
+
+#include <stdexcept>
+
+namespace ufab::pipeline {
+
+HashTable::HashTable(const std::string& name, uint32_t entries, uint32_t key_len) {
+  rte_hash_parameters p{};
+  p.name = name.c_str();
+  p.entries = entries < 8 ? 8 : entries;
+  p.key_len = key_len;
+  p.hash_func = rte_hash_crc;
+  p.hash_func_init_val = 0;
+  p.socket_id = static_cast<int>(rte_socket_id());
+  h_ = rte_hash_create(&p);
+  if (h_ == nullptr) throw std::runtime_error("cannot create hash table '" + name + "': " + rte_strerror(rte_errno));
+}
+
+HashTable::~HashTable() { rte_hash_free(h_); }
+
+bool HashTable::add(const void* key, uint32_t value) {
+  if (rte_hash_add_key_data(h_, key, reinterpret_cast<void*>(static_cast<uintptr_t>(value))) != 0) return false;
+  ++n_;
+  return true;
+}
+
+uint32_t HashTable::lookup(const void* key) const {
+  void* data = nullptr;
+  if (rte_hash_lookup_data(h_, key, &data) < 0) return kMiss;
+  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data));
+}
+
+void HashTable::lookup_bulk(const void** keys, uint32_t n, uint32_t* out) const {
+  void* data[kMaxBulk];
+  uint64_t hits = 0;
+  if (n == 0) return;
+  rte_hash_lookup_bulk_data(h_, keys, n, &hits, data);
+  for (uint32_t i = 0; i < n; ++i)
+    out[i] = (hits >> i) & 1 ? static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data[i])) : kMiss;
+}
+
+}  // namespace ufab::pipeline

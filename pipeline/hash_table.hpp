@@ -1,0 +1,37 @@
+// A fixed-size exact-match table on rte_hash: key bytes -> a 32-bit index.
+// Sized at start-up; adds happen on the control path or, for receiver-side
+// pairs, in place (rte_hash_add_key_data allocates nothing). Lookups are
+// burst-friendly (rte_hash_lookup_bulk_data, up to 64 keys).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+struct rte_hash;
+
+namespace ufab::pipeline {
+
+class HashTable {
+ public:
+  static constexpr uint32_t kMiss = UINT32_MAX;
+  static constexpr uint32_t kMaxBulk = 64;
+
+  // Throws std::runtime_error naming the table. name must be unique in the process.
+  HashTable(const std::string& name, uint32_t entries, uint32_t key_len);
+  ~HashTable();
+  HashTable(const HashTable&) = delete;
+  HashTable& operator=(const HashTable&) = delete;
+
+  // False when the table is full.
+  bool add(const void* key, uint32_t value);
+  uint32_t lookup(const void* key) const;
+  // out[i] = value or kMiss for keys[0..n), n <= kMaxBulk.
+  void lookup_bulk(const void** keys, uint32_t n, uint32_t* out) const;
+  uint32_t size() const { return n_; }
+
+ private:
+  rte_hash* h_ = nullptr;
+  uint32_t n_ = 0;
+};
+
+}  // namespace ufab::pipeline

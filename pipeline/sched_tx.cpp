@@ -1,0 +1,42 @@
+// Scheduler -> fabric: a burst out of the hierarchical scheduler (WFQ over
+// weight classes, RR over the tenant's pairs whose window admits their next
+// packet, RR over the pair's flows; §4.1), each frame encapsulated with the
+// pair's active path (outer headers + shim + source route) and handed to the
+// fabric port's TX buffer. Each pair served is asked for its next probe
+// (scalable probing: one per L_w bytes, §4.1).
+#include <rte_mbuf.h>
+
+#include "pipeline/encap.hpp"
+#include "pipeline/stages.hpp"
+
+namespace ufab::pipeline {
+
+uint32_t sched_tx(EdgeState& s, Nanos now) {
+  alignas(64) rte_mbuf* pkts[TxBuffer::kCap];
+  uint32_t lens[TxBuffer::kCap], ids[TxBuffer::kCap];
+  const size_t n = s.sched.dequeue_burst(pkts, lens, ids, s.burst);
+  const uint16_t fp = s.cfg.fabric_port;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t p = ids[i];
+    VmPair& vp = s.pairs[p];
+    const PairMeta& pm = s.meta[p];
+    const HostRoutes& h = s.hosts[pm.host];
+    const int ap = vp.active_path();
+    const size_t path = ap < 0 ? 0 : static_cast<size_t>(ap);
+    if (unlikely(!encap(pkts[i], h.outer, h.src_ports[path], h.routes[path], wire::kNextData,
+                        s.cfg.tenants[pm.tenant].vni, pm.wire_id))) {
+      s.sched.on_acked(p, lens[i]);  // never sent: give the scheduler its bytes back
+      s.stats.drop(fp, Drop::no_headroom);
+      rte_pktmbuf_free(pkts[i]);
+      continue;
+    }
+    vp.on_data_sent(lens[i], now);
+    ++s.stats.encapsulated;
+    s.tx[fp].push(pkts[i], s.stats.ports[fp]);
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (i + 1 == n || ids[i + 1] != ids[i]) control_tx(s, ids[i], now);
+  return static_cast<uint32_t>(n);
+}
+
+}  // namespace ufab::pipeline

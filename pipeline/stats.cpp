@@ -1,0 +1,77 @@
+#include "pipeline/stats.hpp"
+
+#include <cinttypes>
+
+namespace ufab::pipeline {
+
+std::string_view to_string(Drop d) {
+  switch (d) {
+    case Drop::spoofed: return "spoofed";
+    case Drop::malformed: return "malformed";
+    case Drop::not_ufab: return "not_ufab";
+    case Drop::not_ipv4: return "not_ipv4";
+    case Drop::unknown_pair: return "unknown_pair";
+    case Drop::unknown_vm: return "unknown_vm";
+    case Drop::incoming_full: return "incoming_full";
+    case Drop::queue_full: return "queue_full";
+    case Drop::mbuf_exhausted: return "mbuf_exhausted";
+    case Drop::no_headroom: return "no_headroom";
+    case Drop::tx_full: return "tx_full";
+    case Drop::count_: break;
+  }
+  return "?";
+}
+
+uint64_t EdgeStats::rx() const {
+  uint64_t n = 0;
+  for (const PortStats& p : ports) n += p.rx;
+  return n;
+}
+
+uint64_t EdgeStats::tx() const {
+  uint64_t n = 0;
+  for (const PortStats& p : ports) n += p.tx;
+  return n;
+}
+
+uint64_t EdgeStats::dropped(Drop d) const {
+  uint64_t n = 0;
+  for (const PortStats& p : ports) n += p.drops[static_cast<size_t>(d)];
+  return n;
+}
+
+uint64_t EdgeStats::dropped() const {
+  uint64_t n = 0;
+  for (size_t d = 0; d < kDrops; ++d) n += dropped(static_cast<Drop>(d));
+  return n;
+}
+
+void print_stats(std::FILE* out, const char* tag, Nanos t, const EdgeStats& s, uint64_t queued) {
+  const uint64_t rx = s.rx(), tx = s.tx(), dropped = s.dropped();
+  const bool conserved = rx + s.generated == tx + queued + dropped + s.absorbed;
+  std::fprintf(out,
+               "ufab-edge %s t=%" PRIu64 " rx=%" PRIu64 " tx=%" PRIu64 " queued=%" PRIu64 " dropped=%" PRIu64
+               " absorbed=%" PRIu64 " generated=%" PRIu64 " conserved=%d encap=%" PRIu64 " decap=%" PRIu64
+               " reflected=%" PRIu64 " token_rounds=%" PRIu64,
+               tag, t, rx, tx, queued, dropped, s.absorbed, s.generated, conserved ? 1 : 0, s.encapsulated,
+               s.decapsulated, s.reflected, s.token_rounds);
+  for (size_t d = 0; d < kDrops; ++d)
+    if (const uint64_t n = s.dropped(static_cast<Drop>(d)); n != 0)
+      std::fprintf(out, " drop.%s=%" PRIu64, to_string(static_cast<Drop>(d)).data(), n);
+  std::fputc('\n', out);
+  std::fflush(out);
+}
+
+void print_port_stats(std::FILE* out, const EdgeStats& s) {
+  for (size_t p = 0; p < s.ports.size(); ++p) {
+    const PortStats& ps = s.ports[p];
+    std::fprintf(out, "ufab-edge port=%zu rx=%" PRIu64 " rx_bytes=%" PRIu64 " tx=%" PRIu64 " tx_bytes=%" PRIu64, p, ps.rx,
+                 ps.rx_bytes, ps.tx, ps.tx_bytes);
+    for (size_t d = 0; d < kDrops; ++d)
+      if (ps.drops[d] != 0) std::fprintf(out, " drop.%s=%" PRIu64, to_string(static_cast<Drop>(d)).data(), ps.drops[d]);
+    std::fputc('\n', out);
+  }
+  std::fflush(out);
+}
+
+}  // namespace ufab::pipeline

@@ -1,0 +1,62 @@
+// ufab-edge's counters: per port and per drop reason, and the packet
+// conservation check (issue 4 §5): every frame received is sent, queued,
+// dropped for one reason, or absorbed (a response, finish-ack or failure
+// notice that ends at its VmPair). Probes the edge originates are counted as
+// generated, so
+//     rx + generated == tx + queued + dropped + absorbed
+// holds at every instant between two loop iterations.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <string_view>
+#include <vector>
+
+#include "control/clock.hpp"
+
+namespace ufab::pipeline {
+
+enum class Drop : uint8_t {
+  spoofed,         // a uFAB frame (probe, response, tunnel data) from a VM-side port
+  malformed,       // truncated or invalid uFAB frame, multi-segment mbuf, bad inner frame
+  not_ufab,        // a non-uFAB frame on the fabric port
+  not_ipv4,        // a VM frame that is not IPv4 (no pair to classify it into)
+  unknown_pair,    // no VM-pair for (port, src IP, dst IP), or a message for a pair we do not have
+  unknown_vm,      // decapsulated frame for a VNI/IP with no local VM
+  incoming_full,   // receiver-side pair table full (params.max_incoming)
+  queue_full,      // the pair's flow FIFO or the scheduler's pool is full
+  mbuf_exhausted,  // no mbuf for a probe
+  no_headroom,     // no room in the mbuf to prepend the encapsulation
+  tx_full,         // the PMD did not take the frame
+  count_,
+};
+inline constexpr size_t kDrops = static_cast<size_t>(Drop::count_);
+std::string_view to_string(Drop d);
+
+struct PortStats {
+  uint64_t rx = 0, rx_bytes = 0;
+  uint64_t tx = 0, tx_bytes = 0;
+  std::array<uint64_t, kDrops> drops{};
+};
+
+struct EdgeStats {
+  std::vector<PortStats> ports;  // indexed by DPDK port id
+  uint64_t generated = 0;        // probes/queries/finishes the edge originated
+  uint64_t absorbed = 0;         // responses/finish-acks/failures handed to a VmPair
+  uint64_t encapsulated = 0, decapsulated = 0, reflected = 0;
+  uint64_t token_rounds = 0;
+
+  void drop(uint16_t port, Drop d) { ++ports[port].drops[static_cast<size_t>(d)]; }
+  uint64_t rx() const;
+  uint64_t tx() const;
+  uint64_t dropped() const;
+  uint64_t dropped(Drop d) const;
+};
+
+// "ufab-edge <tag> t=... rx= tx= queued= dropped= absorbed= generated= conserved=1 drop.<reason>=..."
+void print_stats(std::FILE* out, const char* tag, Nanos t, const EdgeStats& s, uint64_t queued);
+// One line per port.
+void print_port_stats(std::FILE* out, const EdgeStats& s);
+
+}  // namespace ufab::pipeline
