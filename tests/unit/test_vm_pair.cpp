@@ -47,6 +47,11 @@ VmPair single_path(const EdgeParams& prm, uint8_t hops = 2) {
   p.set_assigned_token(2);
   return p;
 }
+// Join the single path at t = 0 and take the registering probe it sends.
+bool join_and_probe(VmPair& p, wire::Message& m, int& path) {
+  p.poll(0, true);
+  return p.next_message(0, true, m, path);
+}
 }  // namespace
 
 TEST(VmPair, JoinSendsABootstrapProbeThatRegistersTheWindow) {
@@ -75,10 +80,9 @@ TEST(VmPair, JoinSendsABootstrapProbeThatRegistersTheWindow) {
 TEST(VmPair, ResponseAppliesEqn3AtTheBottleneck) {
   EdgeParams prm;
   VmPair p = single_path(prm);
-  p.poll(0, true);
   wire::Message m;
   int path;
-  ASSERT_TRUE(p.next_message(0, true, m, path));
+  ASSERT_TRUE(join_and_probe(p, m, path));
   // hop0: Phi 8, W 40000, tx 7.6 Gb/s (9.5e8 B/s), q 4992 -> load 22800 + 4992 = 27792
   //   w0 = 2/8 * 40000 * 28500/27792 = 10254.749...
   // hop1: Phi 16, same -> w1 = 5127.374...  (the bottleneck)
@@ -125,10 +129,9 @@ TEST(VmPair, TwoStageRampAddsTheTokenShareEachRtt) {
 TEST(VmPair, ReceiverAdmittedTokenBoundsTheToken) {
   EdgeParams prm;
   VmPair p = single_path(prm);
-  p.poll(0, true);
   wire::Message m;
   int path;
-  ASSERT_TRUE(p.next_message(0, true, m, path));
+  ASSERT_TRUE(join_and_probe(p, m, path));
   p.on_message(respond(m, {{8, 0, 0, 0}, {8, 0, 0, 0}}, wire::tokens_to_wire(1.5)), 20 * kUs);
   EXPECT_DOUBLE_EQ(p.admitted_token(), 1.5);
   EXPECT_DOUBLE_EQ(p.token(), 1.5);  // min(assigned 2, admitted 1.5), design-notes §4.6
@@ -140,10 +143,9 @@ TEST(VmPair, ReceiverAdmittedTokenBoundsTheToken) {
 TEST(VmPair, StaleAndForeignMessagesAreIgnored) {
   EdgeParams prm;
   VmPair p = single_path(prm);
-  p.poll(0, true);
   wire::Message m;
   int path;
-  ASSERT_TRUE(p.next_message(0, true, m, path));
+  ASSERT_TRUE(join_and_probe(p, m, path));
   wire::Message other = respond(m, {{8, 0, 0, 0}, {8, 0, 0, 0}});
   other.pair_id = 10;
   EXPECT_FALSE(p.on_message(other, 5 * kUs).accepted);
@@ -158,10 +160,9 @@ TEST(VmPair, StaleAndForeignMessagesAreIgnored) {
 TEST(VmPair, ProbeLostAfterEightBaseRtts) {
   EdgeParams prm;
   VmPair p = single_path(prm);
-  p.poll(0, true);
   wire::Message m;
   int path;
-  ASSERT_TRUE(p.next_message(0, true, m, path));
+  ASSERT_TRUE(join_and_probe(p, m, path));
   p.poll(8 * kT - 1, true);
   EXPECT_EQ(p.counters().probe_losses, 0u);
   p.poll(8 * kT, true);
@@ -172,10 +173,9 @@ TEST(VmPair, ProbeLostAfterEightBaseRtts) {
 TEST(VmPair, IdlePairFinishesWithPerHopAcksAndRetries) {
   EdgeParams prm;
   VmPair p = single_path(prm);
-  p.poll(0, true);
   wire::Message m;
   int path;
-  ASSERT_TRUE(p.next_message(0, true, m, path));
+  ASSERT_TRUE(join_and_probe(p, m, path));
   p.on_data_sent(3000, 1 * kUs);
   p.on_message(respond(m, {{8, 0, 0, 0}, {8, 0, 0, 0}}), 20 * kUs);
   // The tail probe acknowledges the last 3000 bytes.
