@@ -6,13 +6,15 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace ufab::pipeline {
 
 namespace {
 
-enum Cmd : int { kStats, kTenants, kPaths, kPairs };
+enum Cmd : int { kStats, kTenants, kPaths, kPairs, kPair, kTenantSet, kPathDrain, kPathUndrain, kReload, kWorkers };
 
 std::atomic<Telemetry::Request*> g_pending{nullptr};
 std::atomic<bool> g_serving{false};
@@ -45,6 +47,12 @@ int cb_stats(const char*, const char* p, rte_tel_data* d) { return ask(kStats, p
 int cb_tenants(const char*, const char* p, rte_tel_data* d) { return ask(kTenants, p, d); }
 int cb_paths(const char*, const char* p, rte_tel_data* d) { return ask(kPaths, p, d); }
 int cb_pairs(const char*, const char* p, rte_tel_data* d) { return ask(kPairs, p, d); }
+int cb_pair(const char*, const char* p, rte_tel_data* d) { return ask(kPair, p, d); }
+int cb_tenant_set(const char*, const char* p, rte_tel_data* d) { return ask(kTenantSet, p, d); }
+int cb_path_drain(const char*, const char* p, rte_tel_data* d) { return ask(kPathDrain, p, d); }
+int cb_path_undrain(const char*, const char* p, rte_tel_data* d) { return ask(kPathUndrain, p, d); }
+int cb_reload(const char*, const char* p, rte_tel_data* d) { return ask(kReload, p, d); }
+int cb_workers(const char*, const char* p, rte_tel_data* d) { return ask(kWorkers, p, d); }
 
 void add_real(rte_tel_data* d, const char* name, double v) {
   char buf[64];
@@ -61,31 +69,61 @@ const char* state_name(VmPair::State st) {
   return "?";
 }
 
-void fill_stats(const EdgeState& s, rte_tel_data* d) {
+// {"ok": false, "error": "..."}
+void fail(rte_tel_data* d, const std::string& why) {
   rte_tel_data_start_dict(d);
-  const uint64_t rx = s.stats.rx(), tx = s.stats.tx(), dropped = s.stats.dropped(), q = s.queued();
+  rte_tel_data_add_dict_int(d, "ok", 0);
+  rte_tel_data_add_dict_string(d, "error", why.substr(0, RTE_TEL_MAX_STRING_LEN - 1).c_str());
+}
+
+// "A,B" -> {"A", "B"}
+std::vector<std::string> split(const char* params) {
+  std::vector<std::string> out;
+  if (params == nullptr) return out;
+  std::string cur;
+  for (const char* c = params; *c != '\0'; ++c) {
+    if (*c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += *c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+void fill_stats(Edge& e, rte_tel_data* d) {
+  const EdgeTotals t = totals(e);
+  const EdgeStats& st = t.stats;
+  rte_tel_data_start_dict(d);
+  const uint64_t rx = st.rx(), tx = st.tx(), dropped = st.dropped(), q = t.queued;
   rte_tel_data_add_dict_u64(d, "rx", rx);
   rte_tel_data_add_dict_u64(d, "tx", tx);
   rte_tel_data_add_dict_u64(d, "queued", q);
+  rte_tel_data_add_dict_u64(d, "in_rings", st.in_rings());
   rte_tel_data_add_dict_u64(d, "dropped", dropped);
-  rte_tel_data_add_dict_u64(d, "absorbed", s.stats.absorbed);
-  rte_tel_data_add_dict_u64(d, "generated", s.stats.generated);
-  rte_tel_data_add_dict_u64(d, "conserved", rx + s.stats.generated == tx + q + dropped + s.stats.absorbed);
-  rte_tel_data_add_dict_u64(d, "encapsulated", s.stats.encapsulated);
-  rte_tel_data_add_dict_u64(d, "decapsulated", s.stats.decapsulated);
-  rte_tel_data_add_dict_u64(d, "reflected", s.stats.reflected);
-  rte_tel_data_add_dict_u64(d, "token_rounds", s.stats.token_rounds);
-  rte_tel_data_add_dict_u64(d, "incoming_pairs", s.incoming.size());
+  rte_tel_data_add_dict_u64(d, "absorbed", st.absorbed);
+  rte_tel_data_add_dict_u64(d, "generated", st.generated);
+  rte_tel_data_add_dict_u64(d, "conserved", rx + st.generated == tx + q + dropped + st.absorbed);
+  rte_tel_data_add_dict_u64(d, "encapsulated", st.encapsulated);
+  rte_tel_data_add_dict_u64(d, "decapsulated", st.decapsulated);
+  rte_tel_data_add_dict_u64(d, "reflected", st.reflected);
+  rte_tel_data_add_dict_u64(d, "token_rounds", st.token_rounds);
+  uint64_t incoming = 0;
+  for (const auto& s : e.shards) incoming += s->incoming_published.load(std::memory_order_acquire);
+  rte_tel_data_add_dict_u64(d, "incoming_pairs", incoming);
+  rte_tel_data_add_dict_u64(d, "workers", e.shards.size());
   for (size_t r = 0; r < kDrops; ++r) {
     char name[64];
     std::snprintf(name, sizeof(name), "drop_%s", to_string(static_cast<Drop>(r)).data());
-    rte_tel_data_add_dict_u64(d, name, s.stats.dropped(static_cast<Drop>(r)));
+    rte_tel_data_add_dict_u64(d, name, st.dropped(static_cast<Drop>(r)));
   }
-  for (size_t p = 0; p < s.stats.ports.size(); ++p) {
+  for (size_t p = 0; p < st.ports.size(); ++p) {
     rte_tel_data* c = rte_tel_data_alloc();
     if (c == nullptr) break;
     rte_tel_data_start_dict(c);
-    const PortStats& ps = s.stats.ports[p];
+    const PortStats& ps = st.ports[p];
     rte_tel_data_add_dict_u64(c, "rx", ps.rx);
     rte_tel_data_add_dict_u64(c, "tx", ps.tx);
     for (size_t r = 0; r < kDrops; ++r)
@@ -96,49 +134,58 @@ void fill_stats(const EdgeState& s, rte_tel_data* d) {
   }
 }
 
-void fill_tenants(const EdgeState& s, rte_tel_data* d) {
+void fill_tenants(Edge& e, rte_tel_data* d) {
+  const edge::EdgeConfig& cfg = e.cfg;
+  std::vector<uint64_t> pairs(cfg.tenants.size()), backlog(cfg.tenants.size()), active(cfg.tenants.size());
+  e.on_workers([&](EdgeState& s) {
+    for (uint32_t p = 0; p < s.pairs.size(); ++p) {
+      const uint32_t t = s.meta[p].tenant;
+      ++pairs[t];
+      backlog[t] += s.sched.backlog_bytes(p);
+      active[t] += s.pairs[p].state() == VmPair::State::active;
+    }
+  });
   rte_tel_data_start_dict(d);
-  for (size_t t = 0; t < s.cfg.tenants.size() && t < RTE_TEL_MAX_DICT_ENTRIES; ++t) {
-    const edge::TenantCfg& tc = s.cfg.tenants[t];
+  for (size_t t = 0; t < cfg.tenants.size() && t < RTE_TEL_MAX_DICT_ENTRIES; ++t) {
+    const edge::TenantCfg& tc = cfg.tenants[t];
     rte_tel_data* c = rte_tel_data_alloc();
     if (c == nullptr) break;
     rte_tel_data_start_dict(c);
+    const double g = e.control.guarantee_bps[t];
     rte_tel_data_add_dict_u64(c, "vni", tc.vni);
-    add_real(c, "guarantee_gbps", tc.guarantee_bps / 1e9);
-    add_real(c, "tokens_per_vm", tc.tokens(s.cfg.params.unit_bw_Bps));
+    add_real(c, "guarantee_gbps", g / 1e9);
+    add_real(c, "tokens_per_vm", g / 8.0 / cfg.params.unit_bw_Bps);
     rte_tel_data_add_dict_u64(c, "weight_class", tc.weight_class);
-    uint64_t pairs = 0, backlog = 0, active = 0;
-    for (uint32_t p = 0; p < s.pairs.size(); ++p) {
-      if (s.meta[p].tenant != t) continue;
-      ++pairs;
-      backlog += s.sched.backlog_bytes(p);
-      active += s.pairs[p].state() == VmPair::State::active;
-    }
-    rte_tel_data_add_dict_u64(c, "pairs", pairs);
-    rte_tel_data_add_dict_u64(c, "active_pairs", active);
-    rte_tel_data_add_dict_u64(c, "backlog_bytes", backlog);
+    rte_tel_data_add_dict_u64(c, "pairs", pairs[t]);
+    rte_tel_data_add_dict_u64(c, "active_pairs", active[t]);
+    rte_tel_data_add_dict_u64(c, "backlog_bytes", backlog[t]);
     char name[32];
     std::snprintf(name, sizeof(name), "tenant%" PRIu32, tc.vni);
     rte_tel_data_add_dict_container(d, name, c, 0);
   }
 }
 
-void fill_paths(const EdgeState& s, rte_tel_data* d) {
+void fill_paths(Edge& e, rte_tel_data* d) {
+  const edge::EdgeConfig& cfg = e.cfg;
+  std::vector<std::vector<uint64_t>> on(cfg.hosts.size());
+  for (size_t h = 0; h < cfg.hosts.size(); ++h) on[h].assign(cfg.hosts[h].paths.size(), 0);
+  e.on_workers([&](EdgeState& s) {
+    for (uint32_t p = 0; p < s.pairs.size(); ++p)
+      if (const int ap = s.pairs[p].active_path(); ap >= 0) ++on[s.meta[p].host][static_cast<size_t>(ap)];
+  });
   rte_tel_data_start_dict(d);
-  for (size_t h = 0; h < s.cfg.hosts.size() && h < RTE_TEL_MAX_DICT_ENTRIES; ++h) {
-    const edge::HostCfg& hc = s.cfg.hosts[h];
+  for (size_t h = 0; h < cfg.hosts.size() && h < RTE_TEL_MAX_DICT_ENTRIES; ++h) {
+    const edge::HostCfg& hc = cfg.hosts[h];
     rte_tel_data* c = rte_tel_data_alloc();
     if (c == nullptr) break;
     rte_tel_data_start_dict(c);
-    char buf[128];
+    char buf[160];
     std::snprintf(buf, sizeof(buf), "%u.%u.%u.%u", hc.ip >> 24, (hc.ip >> 16) & 255, (hc.ip >> 8) & 255, hc.ip & 255);
     rte_tel_data_add_dict_string(c, "ip", buf);
     rte_tel_data_add_dict_u64(c, "base_rtt_ns", hc.base_rtt_ns);
     for (size_t i = 0; i < hc.paths.size(); ++i) {
-      uint64_t on = 0;
-      for (uint32_t p = 0; p < s.pairs.size(); ++p)
-        on += s.meta[p].host == h && s.pairs[p].active_path() == static_cast<int>(i);
-      int len = std::snprintf(buf, sizeof(buf), "udp_src=%u active_pairs=%" PRIu64 " labels=", hc.paths[i].udp_src_port, on);
+      int len = std::snprintf(buf, sizeof(buf), "udp_src=%u active_pairs=%" PRIu64 " drained=%d labels=",
+                              hc.paths[i].udp_src_port, on[h][i], e.control.drained[h][i] ? 1 : 0);
       for (size_t k = 0; k < hc.paths[i].labels.size() && len > 0 && static_cast<size_t>(len) < sizeof(buf); ++k)
         len += std::snprintf(buf + len, sizeof(buf) - static_cast<size_t>(len), k ? ",%u" : "%u", hc.paths[i].labels[k]);
       char name[32];
@@ -149,46 +196,157 @@ void fill_paths(const EdgeState& s, rte_tel_data* d) {
   }
 }
 
-void fill_pairs(const EdgeState& s, const char* params, rte_tel_data* d, Nanos now) {
+// One pair's fields into c (on its worker's lcore).
+void pair_fields(const EdgeState& s, uint32_t p, rte_tel_data* c, Nanos now) {
+  const VmPair& vp = s.pairs[p];
+  const PairMeta& pm = s.meta[p];
+  rte_tel_data_start_dict(c);
+  rte_tel_data_add_dict_u64(c, "index", pm.global);
+  rte_tel_data_add_dict_u64(c, "worker", s.worker);
+  rte_tel_data_add_dict_string(c, "local", s.cfg.vms[pm.local_vm].name.c_str());
+  rte_tel_data_add_dict_string(c, "remote", s.cfg.remote_vms[pm.remote_vm].name.c_str());
+  rte_tel_data_add_dict_u64(c, "vni", s.cfg.tenants[pm.tenant].vni);
+  rte_tel_data_add_dict_string(c, "state", state_name(vp.state()));
+  rte_tel_data_add_dict_int(c, "path", vp.active_path());
+  add_real(c, "window_bytes", vp.window(now));
+  rte_tel_data_add_dict_u64(c, "inflight_bytes", vp.inflight());
+  rte_tel_data_add_dict_u64(c, "backlog_bytes", s.sched.backlog_bytes(p));
+  add_real(c, "token", vp.token());
+  add_real(c, "assigned_token", vp.assigned_token());
+  add_real(c, "rate_gbps", vp.rate_Bps() * 8 / 1e9);
+  rte_tel_data_add_dict_u64(c, "bytes_sent", vp.bytes_sent());
+  rte_tel_data_add_dict_u64(c, "probes", vp.counters().probes);
+  rte_tel_data_add_dict_u64(c, "responses", vp.counters().responses);
+  rte_tel_data_add_dict_u64(c, "probe_losses", vp.counters().probe_losses);
+  rte_tel_data_add_dict_u64(c, "finishes", vp.counters().finishes);
+  rte_tel_data_add_dict_u64(c, "finish_acked", vp.counters().finish_acked);
+  rte_tel_data_add_dict_u64(c, "migrations", vp.counters().migrations_violation + vp.counters().migrations_better);
+}
+
+void fill_pairs(Edge& e, const char* params, rte_tel_data* d, Nanos now) {
   rte_tel_data_start_dict(d);
   const size_t first = params != nullptr && *params != '\0' ? std::strtoull(params, nullptr, 10) : 0;
-  for (size_t p = first; p < s.pairs.size() && p < first + 64; ++p) {
-    const VmPair& vp = s.pairs[p];
-    const PairMeta& pm = s.meta[p];
+  e.on_workers([&](EdgeState& s) {
+    for (uint32_t p = 0; p < s.pairs.size(); ++p) {
+      const uint32_t g = s.meta[p].global;
+      if (g < first || g >= first + 64) continue;
+      rte_tel_data* c = rte_tel_data_alloc();
+      if (c == nullptr) return;
+      pair_fields(s, p, c, now);
+      char name[32];
+      std::snprintf(name, sizeof(name), "pair_0x%08" PRIx32, s.meta[p].wire_id);
+      rte_tel_data_add_dict_container(d, name, c, 0);
+    }
+  });
+}
+
+void fill_pair(Edge& e, const char* params, rte_tel_data* d, Nanos now) {
+  char* end = nullptr;
+  const unsigned long long want = params != nullptr ? std::strtoull(params, &end, 10) : 0;
+  if (params == nullptr || *params == '\0' || *end != '\0') return fail(d, "usage: /ufab/pair,INDEX");
+  bool found = false;
+  e.on_workers([&](EdgeState& s) {
+    for (uint32_t p = 0; p < s.pairs.size() && !found; ++p) {
+      if (s.meta[p].global != want) continue;
+      found = true;
+      pair_fields(s, p, d, now);
+      rte_tel_data* h = rte_tel_data_alloc();
+      if (h == nullptr) return;
+      rte_tel_data_start_array(h, RTE_TEL_CONTAINER);
+      const PairHistory& hist = s.history[p];
+      for (uint32_t k = 0; k < hist.size(); ++k) {
+        const PairSample& smp = hist.at(k);
+        rte_tel_data* x = rte_tel_data_alloc();
+        if (x == nullptr) break;
+        rte_tel_data_start_dict(x);
+        rte_tel_data_add_dict_u64(x, "t_ns", smp.t_ns);
+        add_real(x, "window_bytes", smp.window_bytes);
+        add_real(x, "rate_bps", smp.rate_bps);
+        rte_tel_data_add_dict_int(x, "path", smp.path);
+        rte_tel_data_add_array_container(h, x, 0);
+      }
+      rte_tel_data_add_dict_container(d, "history", h, 0);
+    }
+  });
+  if (!found) fail(d, "no pair " + std::string(params));
+}
+
+void fill_tenant_set(Edge& e, const char* params, rte_tel_data* d) {
+  const std::vector<std::string> a = split(params);
+  char* end = nullptr;
+  if (a.size() != 2) return fail(d, "usage: /ufab/tenant_set,VNI,GBPS");
+  const unsigned long vni = std::strtoul(a[0].c_str(), &end, 10);
+  if (a[0].empty() || *end != '\0') return fail(d, "VNI '" + a[0] + "' is not a number");
+  const double gbps = std::strtod(a[1].c_str(), &end);
+  if (a[1].empty() || *end != '\0') return fail(d, "GBPS '" + a[1] + "' is not a number");
+  if (const std::string err = e.control.set_guarantee(static_cast<uint32_t>(vni), gbps); !err.empty()) return fail(d, err);
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_int(d, "ok", 1);
+  rte_tel_data_add_dict_u64(d, "vni", vni);
+  add_real(d, "guarantee_gbps", gbps);
+}
+
+void fill_drain(Edge& e, const char* params, rte_tel_data* d, bool on) {
+  const std::vector<std::string> a = split(params);
+  if (a.size() != 2) return fail(d, on ? "usage: /ufab/path_drain,HOST,PATH" : "usage: /ufab/path_undrain,HOST,PATH");
+  size_t h = 0;
+  if (const std::string err = e.control.set_drained(a[0], a[1], on, &h); !err.empty()) return fail(d, err);
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_int(d, "ok", 1);
+  rte_tel_data_add_dict_string(d, "host", e.cfg.hosts[h].name.c_str());
+  rte_tel_data_add_dict_u64(d, "path", std::strtoull(a[1].c_str(), nullptr, 10));
+  rte_tel_data_add_dict_int(d, "drained", on ? 1 : 0);
+}
+
+void fill_reload(Edge& e, rte_tel_data* d) {
+  const Control::ReloadResult r = e.control.reload();
+  if (!r.ok) return fail(d, r.error);
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_int(d, "ok", 1);
+  rte_tel_data* c = rte_tel_data_alloc();
+  if (c == nullptr) return;
+  rte_tel_data_start_array(c, RTE_TEL_STRING_VAL);
+  for (const std::string& ch : r.changes) rte_tel_data_add_array_string(c, ch.c_str());
+  rte_tel_data_add_dict_container(d, "changes", c, 0);
+}
+
+void fill_workers(Edge& e, rte_tel_data* d) {
+  const EdgeTotals t = totals(e);
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_u64(d, "control_lcore", e.layout.control_lcore);
+  rte_tel_data_add_dict_int(d, "mixed", e.mixed() ? 1 : 0);
+  for (size_t w = 0; w < e.shards.size(); ++w) {
     rte_tel_data* c = rte_tel_data_alloc();
     if (c == nullptr) break;
     rte_tel_data_start_dict(c);
-    rte_tel_data_add_dict_u64(c, "index", p);
-    rte_tel_data_add_dict_string(c, "local", s.cfg.vms[pm.local_vm].name.c_str());
-    rte_tel_data_add_dict_string(c, "remote", s.cfg.remote_vms[pm.remote_vm].name.c_str());
-    rte_tel_data_add_dict_u64(c, "vni", s.cfg.tenants[pm.tenant].vni);
-    rte_tel_data_add_dict_string(c, "state", state_name(vp.state()));
-    rte_tel_data_add_dict_int(c, "path", vp.active_path());
-    add_real(c, "window_bytes", vp.window(now));
-    rte_tel_data_add_dict_u64(c, "inflight_bytes", vp.inflight());
-    rte_tel_data_add_dict_u64(c, "backlog_bytes", s.sched.backlog_bytes(static_cast<uint32_t>(p)));
-    add_real(c, "token", vp.token());
-    add_real(c, "assigned_token", vp.assigned_token());
-    add_real(c, "rate_gbps", vp.rate_Bps() * 8 / 1e9);
-    rte_tel_data_add_dict_u64(c, "bytes_sent", vp.bytes_sent());
-    rte_tel_data_add_dict_u64(c, "probes", vp.counters().probes);
-    rte_tel_data_add_dict_u64(c, "responses", vp.counters().responses);
-    rte_tel_data_add_dict_u64(c, "probe_losses", vp.counters().probe_losses);
-    rte_tel_data_add_dict_u64(c, "migrations", vp.counters().migrations_violation + vp.counters().migrations_better);
+    rte_tel_data_add_dict_u64(c, "lcore", e.layout.worker_lcores[w]);
+    rte_tel_data_add_dict_u64(c, "pairs", t.worker_pairs[w]);
+    rte_tel_data_add_dict_u64(c, "rx", t.per_worker[w].rx());
+    rte_tel_data_add_dict_u64(c, "tx", t.per_worker[w].tx());
+    rte_tel_data_add_dict_u64(c, "queued", t.worker_queued[w]);
+    rte_tel_data_add_dict_u64(c, "handed_off", t.per_worker[w].handed_off);
+    rte_tel_data_add_dict_u64(c, "taken_over", t.per_worker[w].taken_over);
+    add_real(c, "busy", t.worker_busy[w]);
     char name[32];
-    std::snprintf(name, sizeof(name), "pair_0x%08" PRIx32, pm.wire_id);
+    std::snprintf(name, sizeof(name), "worker%zu", w);
     rte_tel_data_add_dict_container(d, name, c, 0);
   }
 }
 
 }  // namespace
 
-Telemetry::Telemetry(EdgeState& s) : s_(s) {
+Telemetry::Telemetry(Edge& e) : e_(e) {
   static const bool registered = [] {
     rte_telemetry_register_cmd("/ufab/stats", cb_stats, "ufab-edge counters, drops per reason, conservation. No parameters");
     rte_telemetry_register_cmd("/ufab/tenants", cb_tenants, "Tenants: guarantee, tokens, weight class, pairs. No parameters");
-    rte_telemetry_register_cmd("/ufab/paths", cb_paths, "Remote hosts: base RTT, candidate paths. No parameters");
+    rte_telemetry_register_cmd("/ufab/paths", cb_paths, "Remote hosts: base RTT, candidate paths, drained. No parameters");
     rte_telemetry_register_cmd("/ufab/pairs", cb_pairs, "VM-pairs (64 at a time). Parameter: first pair index");
+    rte_telemetry_register_cmd("/ufab/pair", cb_pair, "One VM-pair with its last 64 samples. Parameter: pair index");
+    rte_telemetry_register_cmd("/ufab/tenant_set", cb_tenant_set, "Set a tenant's guarantee. Parameters: VNI,GBPS");
+    rte_telemetry_register_cmd("/ufab/path_drain", cb_path_drain, "Stop using a path. Parameters: HOST,PATH");
+    rte_telemetry_register_cmd("/ufab/path_undrain", cb_path_undrain, "Use a drained path again. Parameters: HOST,PATH");
+    rte_telemetry_register_cmd("/ufab/reload", cb_reload, "Re-read the configuration file (as SIGHUP). No parameters");
+    rte_telemetry_register_cmd("/ufab/workers", cb_workers, "Per worker lcore: pairs, rx, tx, queued, busy. No parameters");
     return true;
   }();
   (void)registered;
@@ -205,10 +363,16 @@ void Telemetry::serve(Nanos now) {
   Request* r = g_pending.exchange(nullptr, std::memory_order_acq_rel);
   if (r == nullptr) return;
   switch (r->cmd) {
-    case kStats: fill_stats(s_, r->d); break;
-    case kTenants: fill_tenants(s_, r->d); break;
-    case kPaths: fill_paths(s_, r->d); break;
-    case kPairs: fill_pairs(s_, r->params, r->d, now); break;
+    case kStats: fill_stats(e_, r->d); break;
+    case kTenants: fill_tenants(e_, r->d); break;
+    case kPaths: fill_paths(e_, r->d); break;
+    case kPairs: fill_pairs(e_, r->params, r->d, now); break;
+    case kPair: fill_pair(e_, r->params, r->d, now); break;
+    case kTenantSet: fill_tenant_set(e_, r->params, r->d); break;
+    case kPathDrain: fill_drain(e_, r->params, r->d, true); break;
+    case kPathUndrain: fill_drain(e_, r->params, r->d, false); break;
+    case kReload: fill_reload(e_, r->d); break;
+    case kWorkers: fill_workers(e_, r->d); break;
     default: r->rc = -1;
   }
   r->done.store(true, std::memory_order_release);

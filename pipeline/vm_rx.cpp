@@ -1,4 +1,5 @@
-// VM-side RX: a burst from a VM's port is classified into VM-pairs by
+// VM-side frames: a burst from a VM's port (polled here or dispatched by the
+// port's RX lcore, dispatch.cpp) is classified into VM-pairs by
 // (port, source IP, destination IP) with one bulk rte_hash lookup (the port
 // and source IP name the local VM and so its tenant), hashed into one of the
 // pair's flows by 5-tuple (§4.1: RR over the pair's flows avoids head-of-line
@@ -40,11 +41,7 @@ uint32_t flow_of(const uint8_t* d, uint32_t len, uint32_t flows) {
 
 }  // namespace
 
-uint32_t vm_rx(EdgeState& s, uint16_t port, Nanos /*now*/) {
-  alignas(64) rte_mbuf* pkts[TxBuffer::kCap];
-  const uint16_t n = rte_eth_rx_burst(port, 0, pkts, s.burst);
-  if (n == 0) return 0;
-  PortStats& ps = s.stats.ports[port];
+void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
   ClassifyKey keys[TxBuffer::kCap];
   const void* kp[TxBuffer::kCap];
   rte_mbuf* cand[TxBuffer::kCap];
@@ -53,8 +50,6 @@ uint32_t vm_rx(EdgeState& s, uint16_t port, Nanos /*now*/) {
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
     const uint32_t len = rte_pktmbuf_data_len(m);
-    ++ps.rx;
-    ps.rx_bytes += rte_pktmbuf_pkt_len(m);
     if (unlikely(m->nb_segs != 1)) {
       s.stats.drop(port, Drop::malformed);
       rte_pktmbuf_free(m);
@@ -104,7 +99,6 @@ uint32_t vm_rx(EdgeState& s, uint16_t port, Nanos /*now*/) {
       s.stats.drop(port, Drop::queue_full);
       rte_pktmbuf_free(cand[i]);
     }
-  return n;
 }
 
 }  // namespace ufab::pipeline
