@@ -70,7 +70,8 @@ Layout make_layout(const edge::EdgeConfig& cfg, uint16_t n_ports, const std::vec
       throw LayoutError("--workers " + std::to_string(workers) + " needs " + std::to_string(workers + 1) +
                         " lcores (1 control + " + std::to_string(workers) + " workers), the EAL has " +
                         std::to_string(n_lcores) + " (-l " + have + "): give more lcores, e.g. -l 0-" +
-                        std::to_string(workers) + " (lcores may share cores), or ask for fewer workers");
+                        std::to_string(workers) + " or, with fewer cores, --lcores '(0-" + std::to_string(workers) +
+                        ")@(0,1)' (lcores may share cores), or ask for fewer workers");
     }
     l.mixed = false;
     l.control_lcore = lcores[0];

@@ -36,7 +36,7 @@ std::string where(const std::string& file, const YAML::Node& n) {
   return s.str();
 }
 
-const char* kRestart = "changed; needs a restart (only guarantee_gbps changes at runtime); nothing applied";
+const char* kRestart = "changed, needs a restart; nothing applied";
 
 }  // namespace
 

@@ -69,11 +69,16 @@ const char* state_name(VmPair::State st) {
   return "?";
 }
 
-// {"ok": false, "error": "..."}
+// {"ok": 0, "error": "..."} (22.11 telemetry has no booleans). A string
+// value holds 127 characters: a longer message goes on in error_2, error_3.
 void fail(rte_tel_data* d, const std::string& why) {
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_int(d, "ok", 0);
-  rte_tel_data_add_dict_string(d, "error", why.substr(0, RTE_TEL_MAX_STRING_LEN - 1).c_str());
+  constexpr size_t kPart = RTE_TEL_MAX_STRING_LEN - 1;
+  for (size_t at = 0, k = 1; at < why.size() && k <= 4; at += kPart, ++k) {
+    const std::string name = k == 1 ? "error" : "error_" + std::to_string(k);
+    rte_tel_data_add_dict_string(d, name.c_str(), why.substr(at, kPart).c_str());
+  }
 }
 
 // "A,B" -> {"A", "B"}
@@ -250,20 +255,18 @@ void fill_pair(Edge& e, const char* params, rte_tel_data* d, Nanos now) {
       if (s.meta[p].global != want) continue;
       found = true;
       pair_fields(s, p, d, now);
+      // DPDK 22.11 telemetry nests containers one level deep, so each sample
+      // is one self-describing string in the "history" array.
       rte_tel_data* h = rte_tel_data_alloc();
       if (h == nullptr) return;
-      rte_tel_data_start_array(h, RTE_TEL_CONTAINER);
+      rte_tel_data_start_array(h, RTE_TEL_STRING_VAL);
       const PairHistory& hist = s.history[p];
       for (uint32_t k = 0; k < hist.size(); ++k) {
         const PairSample& smp = hist.at(k);
-        rte_tel_data* x = rte_tel_data_alloc();
-        if (x == nullptr) break;
-        rte_tel_data_start_dict(x);
-        rte_tel_data_add_dict_u64(x, "t_ns", smp.t_ns);
-        add_real(x, "window_bytes", smp.window_bytes);
-        add_real(x, "rate_bps", smp.rate_bps);
-        rte_tel_data_add_dict_int(x, "path", smp.path);
-        rte_tel_data_add_array_container(h, x, 0);
+        char buf[RTE_TEL_MAX_STRING_LEN];
+        std::snprintf(buf, sizeof(buf), "t_ns=%" PRIu64 ",window_bytes=%.0f,rate_bps=%.0f,path=%d", smp.t_ns,
+                      smp.window_bytes, smp.rate_bps, smp.path);
+        rte_tel_data_add_array_string(h, buf);
       }
       rte_tel_data_add_dict_container(d, "history", h, 0);
     }
