@@ -76,8 +76,11 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     rte_eth_dev_info_get(p, &dev);
     // One TX queue per worker where the PMD has them; the others send through
     // the port's TX ring (tx_buffer.hpp). RX: queue 0, polled by one worker.
+    // memif connects only when both ends ask for the same number of rings,
+    // so it keeps one queue (its peer, e.g. ufab-core, has one).
     dpdk::PortConfig port_cfg;
-    port_cfg.n_txq = static_cast<uint16_t>(std::max<size_t>(1, std::min<size_t>(workers, dev.max_tx_queues)));
+    const bool one_queue = dev.driver_name != nullptr && std::string_view(dev.driver_name) == "net_memif";
+    port_cfg.n_txq = static_cast<uint16_t>(one_queue ? 1 : std::max<size_t>(1, std::min<size_t>(workers, dev.max_tx_queues)));
     const dpdk::PortInfo info = dpdk::setup_port(p, pool, port_cfg);
     edge.attach_port(p, port_cfg.n_txq);
     std::printf("ufab-edge port %u %s (%s) link %s, %s\n", p, info.name.c_str(), info.driver.c_str(),
