@@ -19,24 +19,27 @@ namespace {
 
 constexpr size_t kEth = 14;
 
-struct FlowTuple {
-  uint32_t src, dst;
-  uint16_t sport, dport;
-  uint32_t proto;
-};
-
+// The pair's flow of a frame (§4.1: RR over a pair's flows): CRC32-C of the
+// 5-tuple, each word hashed by value, folded into [0, flows) by
+// multiply-shift (the CRC's high bits). Hashing a tuple struct with
+// rte_hash_crc(&t, sizeof t, 0) instead reads it through uint64_t pointers,
+// which GCC at -O3 takes as not reading the fields just stored (strict
+// aliasing): the flow then depended on stack contents, frames of one flow
+// went to different FIFOs and left out of order (the round trip's per-flow
+// inversions).
 uint32_t flow_of(const uint8_t* d, uint32_t len, uint32_t flows) {
-  FlowTuple t{};
-  std::memcpy(&t.src, d + 26, 4);
-  std::memcpy(&t.dst, d + 30, 4);
-  t.proto = d[23];
+  uint32_t src, dst, ports = 0;
+  std::memcpy(&src, d + 26, 4);
+  std::memcpy(&dst, d + 30, 4);
+  const uint32_t proto = d[23];
   const size_t l4 = kEth + 4 * static_cast<size_t>(d[14] & 0xf);
   const bool first_fragment = (d[20] & 0x1f) == 0 && d[21] == 0;
-  if ((t.proto == 6 || t.proto == 17) && first_fragment && len >= l4 + 4) {
-    std::memcpy(&t.sport, d + l4, 2);
-    std::memcpy(&t.dport, d + l4 + 2, 2);
-  }
-  return rte_hash_crc(&t, sizeof(t), 0) % flows;
+  if ((proto == 6 || proto == 17) && first_fragment && len >= l4 + 4) std::memcpy(&ports, d + l4, 4);
+  uint32_t h = rte_hash_crc_4byte(src, 0);
+  h = rte_hash_crc_4byte(dst, h);
+  h = rte_hash_crc_4byte(ports, h);
+  h = rte_hash_crc_4byte(proto, h);
+  return static_cast<uint32_t>((uint64_t{h} * flows) >> 32);
 }
 
 }  // namespace
