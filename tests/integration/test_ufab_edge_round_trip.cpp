@@ -49,6 +49,7 @@ std::string config(const char* me, const char* peer, const char* my_mac, const c
 params:
   unit_bw_gbps: 1
   idle_finish_ms: 20
+  probe_timeout_rtts: 200   # 100 ms: three processes share two (busy) cores
 tenants:
   - {vni: 100, guarantee_gbps: 2, weight_class: 1}
   - {vni: 200, guarantee_gbps: 1, weight_class: 0}
