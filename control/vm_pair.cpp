@@ -138,7 +138,7 @@ void VmPair::decode_hops(Path& p, const wire::Message& m) {
 
 PathCandidate VmPair::candidate(size_t i) const {
   const Path& p = paths_[i];
-  return PathCandidate{std::span<const LinkView>(p.links.data(), p.n_hop), p.counted, p.known && !p.failed};
+  return PathCandidate{std::span<const LinkView>(p.links.data(), p.n_hop), p.counted, p.known && !p.failed && !p.drained};
 }
 
 uint64_t VmPair::advance_acks(Nanos now) {
@@ -415,6 +415,28 @@ void VmPair::poll(Nanos now, bool backlogged) {
     start_finish(active_, now);  // idle: tell the switches we left (§3.6)
     state_ = State::idle;
   }
+}
+
+void VmPair::set_path_drained(size_t path, bool drained) {
+  if (path >= n_paths_) return;
+  paths_[path].drained = drained;
+  if (drained && static_cast<int>(path) == active_ && state_ == State::active && !migrating_ && n_paths_ > 1) {
+    migrating_ = true;
+    migrate_violation_ = false;  // not a violation: the host gate does not apply
+    start_queries(false);
+  }
+}
+
+void VmPair::finish_now(Nanos now) {
+  if (state_ != State::active) return;
+  start_finish(active_, now);
+  state_ = State::idle;
+}
+
+bool VmPair::finish_pending() const {
+  for (size_t i = 0; i < n_paths_; ++i)
+    if (paths_[i].finish.state() == FinishState::pending) return true;
+  return false;
 }
 
 }  // namespace ufab

@@ -92,6 +92,18 @@ class VmPair {
   // idle finish, candidate refresh.
   void poll(Nanos now, bool backlogged);
 
+  // ---- operator actions (ufab-edge runtime reconfiguration, graceful stop) ----
+  // A drained path is not usable for selection; the pair leaves it if it is
+  // active on it (a migration as after a failure notice, without the host
+  // gate: the operator asked for it). Undraining makes it a candidate again.
+  void set_path_drained(size_t path, bool drained);
+  bool path_drained(size_t path) const { return paths_[path].drained; }
+  // Finish now (§3.6) as an idle pair would: the switches subtract the pair.
+  // No-op unless active.
+  void finish_now(Nanos now);
+  // A finish is out and not every hop has acked yet.
+  bool finish_pending() const;
+
   // ---- observability ----
   const Counters& counters() const { return c_; }
   Nanos base_rtt() const { return T_; }
@@ -111,6 +123,7 @@ class VmPair {
     std::array<LinkView, wire::kMaxHops> links{};
     std::array<double, wire::kMaxHops> own_w{};  // w^l we registered at each hop
     bool known = false, failed = false;
+    bool drained = false;     // operator drain (set_path_drained)
     bool counted = false;     // the last telemetry includes our token (a probe, not a query)
     bool registered = false;  // a probe since the last join was answered (no kMsgNewPair)
     double R = 0;  // Eqn 2 rate on this path (migration trigger ii)

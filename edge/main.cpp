@@ -5,9 +5,13 @@
 // from (Eqn 3). edge/README.md documents the configuration and counters.
 //
 // main: options and configuration (before the EAL, so a bad file fails
-// fast), EAL, pool and ports, the edge state, the worker loop, the report.
+// fast), EAL, lcore layout, pool and ports, the edge (one shard per worker),
+// signals, the loops (pipeline/worker.hpp), the report.
 #include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <signal.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -20,47 +24,97 @@
 #include "edge/dpdk/port.hpp"
 #include "edge/dpdk/tsc_clock.hpp"
 #include "edge/options.hpp"
-#include "pipeline/edge_state.hpp"
+#include "pipeline/edge.hpp"
+#include "pipeline/layout.hpp"
+#include "pipeline/reload.hpp"
 #include "pipeline/telemetry.hpp"
 #include "pipeline/worker.hpp"
 
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;
-extern "C" void on_signal(int) { g_stop = 1; }
+volatile std::sig_atomic_t g_stop = 0;    // SIGINT/SIGTERM received (a second one: exit at once)
+volatile std::sig_atomic_t g_reload = 0;  // SIGHUP pending
+extern "C" void on_stop(int) { g_stop = g_stop + 1; }
+extern "C" void on_hup(int) { g_reload = 1; }
 
-int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::edge::EdgeConfig& cfg) {
+void install(int sig, void (*fn)(int)) {
+  struct sigaction sa {};
+  sa.sa_handler = fn;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, nullptr);
+}
+
+std::vector<unsigned> eal_lcores() {
+  std::vector<unsigned> l = {rte_get_main_lcore()};
+  unsigned id = 0;
+  RTE_LCORE_FOREACH_WORKER(id) l.push_back(id);
+  return l;
+}
+
+int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::edge::EdgeConfig& cfg,
+        const std::string& cfg_text) {
   using namespace ufab;
   dpdk::Eal eal(argc, argv);
   const uint16_t n_ports = rte_eth_dev_count_avail();
   if (n_ports == 0) throw edge::OptionError("no DPDK ports: add --vdev (e.g. net_memif0,... or net_pcap0,...)");
+  pipeline::Layout layout;
+  try {
+    layout = pipeline::make_layout(cfg, n_ports, eal_lcores(), opt.workers, opt.lcore_map);
+  } catch (const pipeline::LayoutError& e) {
+    throw edge::OptionError(e.what());
+  }
 
   dpdk::PoolConfig pc;
   pc.n_mbufs = cfg.mbufs;
   rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
   // The edge state checks the configured ports against what the EAL found
   // before any port is started.
-  pipeline::EdgeState state(cfg, pool, n_ports);
+  pipeline::Edge edge(cfg, cfg_text, pool, n_ports, std::move(layout));
+  const size_t workers = edge.layout.workers();
   for (uint16_t p = 0; p < n_ports; ++p) {
-    const dpdk::PortInfo info = dpdk::setup_port(p, pool, dpdk::PortConfig{});
+    rte_eth_dev_info dev{};
+    rte_eth_dev_info_get(p, &dev);
+    // One TX queue per worker where the PMD has them; the others send through
+    // the port's TX ring (tx_buffer.hpp). RX: queue 0, polled by one worker.
+    // memif connects only when both ends ask for the same number of rings,
+    // so it keeps one queue (its peer, e.g. ufab-core, has one).
+    dpdk::PortConfig port_cfg;
+    const bool one_queue = dev.driver_name != nullptr && std::string_view(dev.driver_name) == "net_memif";
+    port_cfg.n_txq = static_cast<uint16_t>(one_queue ? 1 : std::max<size_t>(1, std::min<size_t>(workers, dev.max_tx_queues)));
+    const dpdk::PortInfo info = dpdk::setup_port(p, pool, port_cfg);
+    edge.attach_port(p, port_cfg.n_txq);
     std::printf("ufab-edge port %u %s (%s) link %s, %s\n", p, info.name.c_str(), info.driver.c_str(),
                 info.link_up ? "up" : "down", p == cfg.fabric_port ? "fabric" : "VM side");
   }
+  size_t pairs = 0;
+  for (const auto& s : edge.shards) pairs += s->pairs.size();
+  if (edge.mixed()) {
+    std::printf("ufab-edge lcore %u: control and worker (one lcore)\n", edge.layout.control_lcore);
+  } else {
+    std::printf("ufab-edge lcores: control %u, workers", edge.layout.control_lcore);
+    for (size_t w = 0; w < workers; ++w)
+      std::printf(" %u(%zu pairs)", edge.layout.worker_lcores[w], edge.shards[w]->pairs.size());
+    std::printf("\n");
+  }
   std::printf("ufab-edge %zu tenants, %zu local VMs, %zu remote VMs, %zu VM-pairs\n", cfg.tenants.size(), cfg.vms.size(),
-              cfg.remote_vms.size(), state.pairs.size());
+              cfg.remote_vms.size(), pairs);
   std::fflush(stdout);
 
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
+  install(SIGINT, on_stop);
+  install(SIGTERM, on_stop);
+  install(SIGHUP, on_hup);
   const dpdk::TscClock clock;
   {
-    pipeline::Telemetry tel(state);
+    pipeline::Telemetry tel(edge);
     pipeline::LoopConfig lc;
     lc.stats_interval = static_cast<Nanos>(opt.stats_interval_s * 1e9);
     lc.exit_after_idle = opt.exit_after_idle_ms * kMs;
-    pipeline::run(state, tel, lc, clock, &g_stop);
+    lc.stop_timeout = opt.stop_timeout_ms * kMs;
+    lc.stop = &g_stop;
+    lc.reload = &g_reload;
+    pipeline::run(edge, tel, lc, clock);
   }
-  pipeline::print_report(state, clock.now());
+  pipeline::print_report(edge, clock.now());
   for (uint16_t p = 0; p < n_ports; ++p) dpdk::close_port(p);
   return 0;
 }
@@ -84,6 +138,7 @@ int main(int argc, char** argv) {
   std::vector<char*> scratch(static_cast<size_t>(argc) + 1);
   EdgeOptions opt;
   EdgeConfig cfg;
+  std::string cfg_text;
   try {
     opt = parse_options(app_args_of(argc, argv, scratch.data()));
     if (opt.help) {
@@ -91,6 +146,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     cfg = load_config(opt.config);
+    cfg_text = ufab::pipeline::read_text(opt.config);
   } catch (const OptionError& e) {
     std::fprintf(stderr, "ufab-edge: %s\n", e.what());
     return 2;
@@ -99,7 +155,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return run(argc, argv, opt, cfg);
+    return run(argc, argv, opt, cfg, cfg_text);
   } catch (const OptionError& e) {
     std::fprintf(stderr, "ufab-edge: %s\n", e.what());
     return 2;

@@ -10,7 +10,15 @@ namespace ufab::edge {
 
 namespace {
 
-enum Opt : int { kConfig = 256, kStats, kExitIdle, kHelp };
+enum Opt : int { kConfig = 256, kStats, kExitIdle, kHelp, kWorkers, kLcoreMap, kStopTimeout };
+
+uint64_t positive(const std::string& opt, const std::string& v, uint64_t max) {
+  uint64_t x = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || x == 0 || x > max)
+    throw OptionError(opt + ": '" + v + "' is not an integer in [1, " + std::to_string(max) + "]");
+  return x;
+}
 
 }  // namespace
 
@@ -31,6 +39,9 @@ EdgeOptions parse_options(std::span<char*> args) {
       {"config", required_argument, nullptr, kConfig},
       {"stats-interval", required_argument, nullptr, kStats},
       {"exit-after-idle-ms", required_argument, nullptr, kExitIdle},
+      {"workers", required_argument, nullptr, kWorkers},
+      {"lcore-map", required_argument, nullptr, kLcoreMap},
+      {"stop-timeout-ms", required_argument, nullptr, kStopTimeout},
       {"help", no_argument, nullptr, kHelp},
       {nullptr, 0, nullptr, 0},
   };
@@ -57,6 +68,9 @@ EdgeOptions parse_options(std::span<char*> args) {
           throw OptionError("--exit-after-idle-ms: '" + v + "' is not a positive integer");
         break;
       }
+      case kWorkers: o.workers = static_cast<unsigned>(positive("--workers", v, 127)); break;
+      case kLcoreMap: o.lcore_map = v; break;
+      case kStopTimeout: o.stop_timeout_ms = positive("--stop-timeout-ms", v, 600'000); break;
       case kHelp: case 'h': o.help = true; break;
       case ':': throw OptionError(std::string(args[static_cast<size_t>(optind) - 1]) + ": needs a value");
       default: throw OptionError(std::string("unknown option '") + args[static_cast<size_t>(optind) - 1] + "' (see --help)");
@@ -64,6 +78,7 @@ EdgeOptions parse_options(std::span<char*> args) {
   }
   if (optind < argc) throw OptionError(std::string("unexpected argument '") + args[static_cast<size_t>(optind)] + "'");
   if (!o.help && o.config.empty()) throw OptionError("--config FILE is required (see --help)");
+  if (o.workers != 0 && !o.lcore_map.empty()) throw OptionError("--workers and --lcore-map: give one of them");
   return o;
 }
 
@@ -86,12 +101,30 @@ Options:
                            final report. Default 1.
   --exit-after-idle-ms N   exit when no frame arrived on any port for N ms
                            (tests). Default: run until SIGINT/SIGTERM.
+  --workers N              N worker lcores besides the control lcore (the
+                           EAL's main lcore); needs N+1 lcores in -l. Default:
+                           one worker per lcore besides the main one; with a
+                           single lcore (-l 0) control and the one worker share
+                           it. Pairs are sharded by local VM.
+  --lcore-map C:W1,W2,...  the control lcore C (must be the EAL's main lcore)
+                           and the worker lcores, instead of --workers.
+  --stop-timeout-ms N      on SIGINT/SIGTERM: stop VM RX, drain the queues for
+                           at most N ms, send finish for every active pair and
+                           wait at most N ms for the finish-acks, report, exit
+                           0. A second signal exits at once. Default 1000.
   --help                   this text.
 
-Telemetry (dpdk-telemetry.py, socket of the EAL's --file-prefix):
-  /ufab/stats  /ufab/tenants  /ufab/paths  /ufab/pairs[,FIRST]
+Signals: SIGHUP re-reads --config (only tenants' guarantee_gbps may change;
+anything else is rejected and nothing is applied). Logging: rte_log type
+ufab.edge (--log-level=ufab.edge:debug).
 
-Example: two VM ports on memif, the fabric on a third:
+Telemetry (dpdk-telemetry.py, socket of the EAL's --file-prefix):
+  /ufab/stats  /ufab/tenants  /ufab/paths  /ufab/pairs[,FIRST]  /ufab/pair,INDEX
+  /ufab/workers  /ufab/tenant_set,VNI,GBPS  /ufab/path_drain,HOST,PATH
+  /ufab/path_undrain,HOST,PATH  /ufab/reload
+
+Example: two VM ports on memif, the fabric on a third (add -l 0-2 for a
+control lcore and two workers):
   ufab-edge --no-huge -m 256 --file-prefix edgeA \
     --vdev net_memif0,role=server,socket=/run/ufab/vm0.sock \
     --vdev net_memif1,role=server,socket=/run/ufab/vm1.sock \

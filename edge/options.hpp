@@ -13,6 +13,9 @@ struct EdgeOptions {
   std::string config;                 // --config FILE (required)
   double stats_interval_s = 1.0;      // 0: only the final report
   uint64_t exit_after_idle_ms = 0;    // 0: run until SIGINT/SIGTERM
+  unsigned workers = 0;               // 0: one per EAL lcore besides the control lcore
+  std::string lcore_map;              // "C:W1,W2,..": control and worker lcores ("" = EAL order)
+  uint64_t stop_timeout_ms = 1000;    // graceful stop: bound of the drain and of the finish-ack wait
   bool help = false;
 };
 

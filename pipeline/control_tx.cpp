@@ -34,7 +34,7 @@ void control_tx(EdgeState& s, uint32_t pair, Nanos now) {
       rte_pktmbuf_free(m);
       continue;
     }
-    s.tx[fp].push(m, s.stats.ports[fp]);
+    s.tx[fp].push(m);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace ufab::pipeline {
 
@@ -20,10 +21,12 @@ HierSchedulerConfig sched_config(const edge::EdgeConfig& c, size_t n_pairs) {
   return s;
 }
 
-size_t count_pairs(const edge::EdgeConfig& c) {
+// Pairs of the local VMs `worker` owns.
+size_t count_pairs(const edge::EdgeConfig& c, const Layout& l, uint16_t worker) {
   size_t n = 0;
-  for (const edge::VmCfg& l : c.vms)
-    for (const edge::VmCfg& r : c.remote_vms) n += l.vni == r.vni;
+  for (size_t v = 0; v < c.vms.size(); ++v)
+    if (l.vm_owner[v] == worker)
+      for (const edge::VmCfg& r : c.remote_vms) n += c.vms[v].vni == r.vni;
   return n;
 }
 
@@ -41,22 +44,26 @@ std::string unique(const char* what) {
 
 }  // namespace
 
-EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_ports)
+EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_ports, const Layout& l, uint16_t w)
     : cfg(c),
       pool(mp),
       burst(static_cast<uint16_t>(std::min<uint32_t>(c.burst, TxBuffer::kCap))),
-      sched(sched_config(c, count_pairs(c))),
-      classify(unique("cls"), static_cast<uint32_t>(count_pairs(c)), sizeof(ClassifyKey)),
+      layout(l),
+      worker(w),
+      sched(sched_config(c, count_pairs(c, l, w))),
+      classify(unique("cls"), static_cast<uint32_t>(std::max<size_t>(count_pairs(c, l, w), 1)), sizeof(ClassifyKey)),
       local_vms(unique("vm"), static_cast<uint32_t>(c.vms.size()), sizeof(VmKey)),
-      wire_pairs(unique("wp"), static_cast<uint32_t>(count_pairs(c)), sizeof(uint32_t)),
+      vm_src(unique("src"), static_cast<uint32_t>(c.vms.size()), sizeof(ClassifyKey)),
+      wire_pairs(unique("wp"), static_cast<uint32_t>(std::max<size_t>(count_pairs(c, l, w), 1)), sizeof(uint32_t)),
       host_by_ip(unique("host"), static_cast<uint32_t>(c.hosts.size()), sizeof(uint32_t)),
       incoming_tbl(unique("in"), c.max_incoming, sizeof(IncomingKey)),
-      gate_(std::make_unique<HostMigrationGate>(c.params.freeze_max_rtts, c.seed)) {
+      gate_(std::make_unique<HostMigrationGate>(c.params.freeze_max_rtts, c.seed + w)) {
   if (c.fabric_port >= n_ports)
     throw std::runtime_error(c.file + ": edge.fabric_port " + std::to_string(c.fabric_port) + " does not exist (" +
                              std::to_string(n_ports) + " DPDK ports)");
   stats.ports.resize(n_ports);
-  for (uint16_t p = 0; p < n_ports; ++p) tx.emplace_back(p);
+  for (uint16_t p = 0; p < n_ports; ++p) tx.emplace_back(p, 0, &stats);
+  tx_rings.assign(n_ports, nullptr);
 
   for (size_t t = 0; t < c.tenants.size(); ++t) sched.add_tenant(static_cast<uint32_t>(t), c.tenants[t].weight_class);
 
@@ -78,6 +85,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
   }
 
   vm_pairs.resize(c.vms.size());
+  uint32_t global = 0;
   for (size_t v = 0; v < c.vms.size(); ++v) {
     const edge::VmCfg& l = c.vms[v];
     if (l.port >= n_ports)
@@ -86,11 +94,16 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
     if (std::find(vm_ports.begin(), vm_ports.end(), l.port) == vm_ports.end()) vm_ports.push_back(l.port);
     const VmKey vk{l.vni, rte_cpu_to_be_32(l.ip)};
     if (!local_vms.add(&vk, static_cast<uint32_t>(v))) throw std::runtime_error("local VM table full");
+    const ClassifyKey sk{l.port, 0, rte_cpu_to_be_32(l.ip), 0};
+    vm_src.add(&sk, static_cast<uint32_t>(v));
     for (size_t r = 0; r < c.remote_vms.size(); ++r) {
       const edge::VmCfg& rv = c.remote_vms[r];
       if (rv.vni != l.vni) continue;
+      ++global;
+      if (layout.vm_owner[v] != worker) continue;
       const auto idx = static_cast<uint32_t>(pairs.size());
       PairMeta m;
+      m.global = global - 1;
       m.wire_id = uint32_t{l.id} << 16 | rv.id;
       m.tenant = static_cast<uint32_t>(c.tenant_index(l.vni));
       m.local_vm = static_cast<uint32_t>(v);
@@ -98,7 +111,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       m.host = rv.host;
       std::vector<uint8_t> hops;
       for (const edge::PathCfg& p : c.hosts[rv.host].paths) hops.push_back(static_cast<uint8_t>(p.labels.size()));
-      pairs.emplace_back(c.params, m.wire_id, c.hosts[rv.host].base_rtt_ns, hops, gate_.get(), c.seed * 7919 + idx);
+      pairs.emplace_back(c.params, m.wire_id, c.hosts[rv.host].base_rtt_ns, hops, gate_.get(), c.seed * 7919 + m.global);
       meta.push_back(m);
       sched.add_pair(idx, m.tenant, 0);
       const ClassifyKey ck{l.port, 0, rte_cpu_to_be_32(l.ip), rte_cpu_to_be_32(rv.ip)};
@@ -108,17 +121,9 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
   }
 
   incoming.reserve(c.max_incoming);
-  for (size_t v = 0; v < c.vms.size(); ++v) {
-    const double phi = c.tenant(c.vms[v].vni)->tokens(c.params.unit_bw_Bps);
-    senders.emplace_back(phi);
-    receivers.emplace_back(phi);
-    // Reserve once at the maxima, so a token round never allocates.
-    senders.back().resize(vm_pairs[v].size());
-    senders.back().resize(0);
-    receivers.back().resize(c.max_incoming);
-    receivers.back().resize(0);
-  }
-  scratch.reserve(std::max<size_t>(c.max_incoming, pairs.size()));
+  share = std::make_unique<PairShare[]>(pairs.size());
+  in_share = std::make_unique<IncomingShare[]>(c.max_incoming);
+  history.resize(pairs.size());
 }
 
 EdgeState::~EdgeState() {

@@ -1,14 +1,16 @@
 // Everything one ufab-edge worker lcore owns (design-notes §5: enqueue and
-// dequeue of a pair's queues on the same core, as in rte_sched): the VM-pairs
-// (control/vm_pair.hpp, §3.3-§3.5), the hierarchical scheduler (§4.1), the
-// classification tables, the receiver-side pairs for TokenAdmission (App. E),
-// the per-VM token state, the fabric headers per remote host, the TX buffers
-// and the counters. Built once from the configuration; nothing here grows
-// after construction.
+// dequeue of a pair's queues on the same core, as in rte_sched): its shard of
+// the VM-pairs (those of the local VMs layout.hpp gives it; control/vm_pair.hpp,
+// §3.3-§3.5), its hierarchical scheduler (§4.1), the classification tables,
+// the receiver-side pairs of its VMs for TokenAdmission (App. E), what it
+// shares with the control lcore for Algorithm 1 (token_share.hpp), the fabric
+// headers per remote host, its TX buffers, RX ring and counters. Built once
+// from the configuration; nothing here grows after construction.
 #pragma once
 
 #include <rte_mbuf.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -18,7 +20,10 @@
 #include "control/vm_pair.hpp"
 #include "edge/config.hpp"
 #include "pipeline/hash_table.hpp"
+#include "pipeline/history.hpp"
+#include "pipeline/layout.hpp"
 #include "pipeline/stats.hpp"
+#include "pipeline/token_share.hpp"
 #include "pipeline/tx_buffer.hpp"
 #include "probe/wire.hpp"
 #include "sched/hier_scheduler.hpp"
@@ -27,6 +32,7 @@ namespace ufab::pipeline {
 
 // Sender-side VM-pair: local VM -> remote VM of the same tenant.
 struct PairMeta {
+  uint32_t global = 0;     // index over the whole edge (config order; /ufab/pairs, reports)
   uint32_t wire_id = 0;    // shim/message pair id: src VM id << 16 | dst VM id
   uint32_t tenant = 0;     // tenant index = scheduler tenant id
   uint32_t local_vm = 0;   // index into cfg.vms
@@ -35,12 +41,11 @@ struct PairMeta {
 };
 
 // Receiver-side pair (a remote VM sending to a local VM), learned from its
-// first probe: what its probes request and what this VM admits (Alg. 1).
+// first probe. What its probes request and what this VM admits (Alg. 1) are
+// in EdgeState::in_share (shared with the control lcore).
 struct Incoming {
   uint32_t src_ip = 0, vni = 0, wire_id = 0;
   uint32_t local_vm = 0;
-  double requested = 0;              // phi_S from the last probe (0 after finish)
-  double admitted = kTokenUnbound;   // phi_D, UNBOUND until the first round
   uint64_t probes = 0;
 };
 
@@ -68,7 +73,9 @@ struct IncomingKey {
 
 class EdgeState {
  public:
-  EdgeState(const edge::EdgeConfig& cfg, rte_mempool* pool, uint16_t n_ports);
+  // The shard of worker `worker`: the pairs of the local VMs layout.vm_owner
+  // gives it. TX buffers start on queue 0; the caller assigns queues/rings.
+  EdgeState(const edge::EdgeConfig& cfg, rte_mempool* pool, uint16_t n_ports, const Layout& layout, uint16_t worker);
   ~EdgeState();
   EdgeState(const EdgeState&) = delete;
   EdgeState& operator=(const EdgeState&) = delete;
@@ -76,6 +83,8 @@ class EdgeState {
   const edge::EdgeConfig& cfg;
   rte_mempool* pool;
   uint16_t burst;
+  const Layout& layout;
+  uint16_t worker;
 
   std::vector<VmPair> pairs;
   std::vector<PairMeta> meta;
@@ -83,28 +92,38 @@ class EdgeState {
   std::vector<HostRoutes> hosts;
   std::vector<uint16_t> vm_ports;  // distinct VM-side ports, in config order
 
-  HashTable classify;    // ClassifyKey -> pair
-  HashTable local_vms;   // VmKey -> local VM (decapsulation)
+  HashTable classify;    // ClassifyKey -> pair (this shard's)
+  HashTable local_vms;   // VmKey -> local VM (decapsulation; every local VM)
+  HashTable vm_src;      // ClassifyKey with dst_ip 0 -> local VM (VM-side dispatch; every local VM)
   HashTable wire_pairs;  // wire pair id -> pair (responses)
   HashTable host_by_ip;  // outer IP (host order) -> host (reflection)
   HashTable incoming_tbl;  // IncomingKey -> incoming slot
   std::vector<Incoming> incoming;
 
-  // Token state per local VM (App. E): sender over its pairs, receiver over
-  // its incoming pairs. Index lists and scratch are reserved to their maxima.
-  std::vector<VmTokens> senders, receivers;
-  std::vector<std::vector<uint32_t>> vm_pairs;  // sender pairs per local VM
-  std::vector<uint32_t> scratch;
+  // Algorithm 1 exchange with the control lcore (token_share.hpp).
+  std::unique_ptr<PairShare[]> share;         // per pair
+  std::unique_ptr<IncomingShare[]> in_share;  // per incoming slot (max_incoming)
+  std::atomic<uint32_t> incoming_published{0};  // slots the control lcore may read
+  std::vector<std::vector<uint32_t>> vm_pairs;  // sender pairs per local VM (empty when not ours)
+  std::vector<PairHistory> history;             // per pair (/ufab/pair)
 
-  std::vector<TxBuffer> tx;  // per DPDK port
   EdgeStats stats;
+  std::vector<TxBuffer> tx;  // per DPDK port
+  rte_ring* rx_ring = nullptr;             // frames dispatched to this worker
+  std::vector<rte_ring*> peer_rings;       // every worker's rx_ring, by worker
+  std::vector<rte_ring*> tx_rings;         // per port: frames for it from workers without a TX queue (TX lcore only)
+  bool stopping = false;                   // stop sequence: finished pairs do not rejoin
+  uint64_t busy_ns = 0, loop_ns = 0;       // iterations with work / all (busy fraction)
+  std::atomic<uint64_t> rx_seen{0};        // stats.rx(), published for the idle exit
 
   // Encapsulation overhead of a pair's frames on path `path` (or path 0).
   uint32_t encap_bytes(uint32_t pair, int path) const;
   uint64_t queued() const { return sched.backlog_packets(); }
 
  private:
-  std::unique_ptr<HostMigrationGate> gate_;  // this host's freeze window (§3.5)
+  // This host's freeze window (§3.5), one per worker: pairs of a host on
+  // different workers migrate under independent windows.
+  std::unique_ptr<HostMigrationGate> gate_;
 };
 
 }  // namespace ufab::pipeline

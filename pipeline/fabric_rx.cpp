@@ -1,4 +1,5 @@
-// Fabric RX: a burst from the fabric port, each frame parsed once
+// Fabric frames: a burst from the fabric port (polled here or dispatched by
+// its RX lcore to the worker owning the pair, dispatch.cpp), each frame parsed once
 // (wire::parse_frame) and then, by the shim's `next`:
 //  - data: the encapsulation is stripped and the tenant's inner frame goes to
 //    the port of the local VM that owns (VNI, inner destination IP);
@@ -42,7 +43,7 @@ void deliver(EdgeState& s, rte_mbuf* m, const wire::FrameView& v) {
     rte_pktmbuf_trim(m, static_cast<uint16_t>(extra));  // Ethernet padding after the UDP payload
   const uint16_t port = s.cfg.vms[vm].port;
   ++s.stats.decapsulated;
-  s.tx[port].push(m, s.stats.ports[port]);
+  s.tx[port].push(m);
 }
 
 // The receiver-side pair of a probe or finish; created on the first probe.
@@ -63,6 +64,8 @@ Incoming* incoming_of(EdgeState& s, const wire::FrameView& v, const wire::Messag
     in.wire_id = msg.pair_id;
     in.local_vm = static_cast<uint32_t>(vm);
     s.incoming.push_back(in);  // within the capacity reserved at start-up
+    // The control lcore reads slots below this count (token_share.hpp).
+    s.incoming_published.store(static_cast<uint32_t>(s.incoming.size()), std::memory_order_release);
     return &s.incoming.back();
   }
   return nullptr;
@@ -77,18 +80,22 @@ void reflect(EdgeState& s, rte_mbuf* m, const wire::FrameView& v, const wire::Me
   if (msg.type == wire::MsgType::probe) {
     if (unlikely(in == nullptr)) return drop(s, m, why);
     ++in->probes;
+    IncomingShare& sh = s.in_share[in - s.incoming.data()];
     // A candidate query asks for nothing (§3.5: it does not register).
-    if (msg.phi != 0 && !(msg.flags & wire::kMsgQuery)) in->requested = wire::wire_to_tokens(msg.phi);
-    if (in->admitted != kTokenUnbound) admitted = wire::tokens_to_wire(in->admitted);
+    if (msg.phi != 0 && !(msg.flags & wire::kMsgQuery))
+      sh.requested.store(wire::wire_to_tokens(msg.phi), std::memory_order_relaxed);
+    if (const double a = sh.admitted.load(std::memory_order_relaxed); a != kTokenUnbound)
+      admitted = wire::tokens_to_wire(a);
   } else if (in != nullptr) {
-    in->requested = 0;  // finish: the pair left; it no longer competes for the VM's tokens
+    // finish: the pair left; it no longer competes for the VM's tokens
+    s.in_share[in - s.incoming.data()].requested.store(0, std::memory_order_relaxed);
   }
   const HostRoutes& h = s.hosts[host];
   const uint32_t vni = v.shim.vni;
   if (unlikely(!write_control(m, h.outer, h.reply_src_port, h.reply, vni, wire::reflect(msg, admitted))))
     return drop(s, m, Drop::no_headroom);
   ++s.stats.reflected;
-  s.tx[s.cfg.fabric_port].push(m, s.stats.ports[s.cfg.fabric_port]);
+  s.tx[s.cfg.fabric_port].push(m);
 }
 
 void to_pair(EdgeState& s, rte_mbuf* m, const wire::Message& msg, Nanos now) {
@@ -104,15 +111,9 @@ void to_pair(EdgeState& s, rte_mbuf* m, const wire::Message& msg, Nanos now) {
 
 }  // namespace
 
-uint32_t fabric_rx(EdgeState& s, Nanos now) {
-  alignas(64) rte_mbuf* pkts[TxBuffer::kCap];
-  const uint16_t fp = s.cfg.fabric_port;
-  const uint16_t n = rte_eth_rx_burst(fp, 0, pkts, s.burst);
-  PortStats& ps = s.stats.ports[fp];
+void fabric_frames(EdgeState& s, rte_mbuf* const* pkts, uint16_t n, Nanos now) {
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
-    ++ps.rx;
-    ps.rx_bytes += rte_pktmbuf_pkt_len(m);
     if (unlikely(m->nb_segs != 1)) {
       drop(s, m, Drop::malformed);
       continue;
@@ -137,7 +138,6 @@ uint32_t fabric_rx(EdgeState& s, Nanos now) {
     else
       to_pair(s, m, msg, now);
   }
-  return n;
 }
 
 }  // namespace ufab::pipeline

@@ -32,7 +32,7 @@ uint32_t sched_tx(EdgeState& s, Nanos now) {
     }
     vp.on_data_sent(lens[i], now);
     ++s.stats.encapsulated;
-    s.tx[fp].push(pkts[i], s.stats.ports[fp]);
+    s.tx[fp].push(pkts[i]);
   }
   for (size_t i = 0; i < n; ++i)
     if (i + 1 == n || ids[i + 1] != ids[i]) control_tx(s, ids[i], now);

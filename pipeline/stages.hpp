@@ -1,14 +1,20 @@
 // The stages of ufab-edge's data path, one file each, in the style of DPDK's
 // qos_sched (one function per role, burst loops):
-//   vm_rx.cpp       VM-side RX burst -> classify (rte_hash) -> scheduler enqueue
+//   dispatch.cpp    RX burst of a port this worker is the RX lcore of; frames of
+//                   another worker's VMs/pairs to its ring; this worker's ring;
+//                   the TX rings of ports this worker transmits for
+//   vm_rx.cpp       VM-side frames -> classify (rte_hash) -> scheduler enqueue
 //   sched_tx.cpp    scheduler dequeue under each pair's window -> encap -> fabric TX
 //   control_tx.cpp  a pair's control messages (probe every L_w bytes, queries,
 //                   finish) into fresh mbufs; a pair's window and acks into the scheduler
-//   fabric_rx.cpp   fabric RX burst -> decap to the VM port, reflect probes,
+//   fabric_rx.cpp   fabric frames -> decap to the VM port, reflect probes,
 //                   responses to their VmPair
-//   control_tick.cpp  token assignment (Alg. 1) and VmPair::poll every token period
-// Each returns the frames it handled (0 = idle).
+//   control_tick.cpp  the worker's tick: tokens from the control lcore in,
+//                   VmPair::poll, token inputs out (Alg. 1 runs in control.cpp)
+// Pollers return the frames they handled (0 = idle).
 #pragma once
+
+#include <rte_mbuf.h>
 
 #include <cstdint>
 
@@ -17,16 +23,24 @@
 
 namespace ufab::pipeline {
 
-uint32_t vm_rx(EdgeState& s, uint16_t port, Nanos now);
+uint32_t poll_port(EdgeState& s, uint16_t port, Nanos now);
+uint32_t poll_ring(EdgeState& s, Nanos now);
+uint32_t drain_tx_rings(EdgeState& s);
+
+void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n);
+void fabric_frames(EdgeState& s, rte_mbuf* const* pkts, uint16_t n, Nanos now);
 uint32_t sched_tx(EdgeState& s, Nanos now);
-uint32_t fabric_rx(EdgeState& s, Nanos now);
 
 // Sends whatever control messages the pair has due (at most one per path plus one).
 void control_tx(EdgeState& s, uint32_t pair, Nanos now);
 // Pushes the pair's newly acknowledged bytes and its current window into the scheduler.
 void refresh_window(EdgeState& s, uint32_t pair, Nanos now);
 
-// Token assignment (sender and receiver side, App. E) and the pairs' timers.
-void control_tick(EdgeState& s, Nanos now);
+// Algorithm 1 exchange (token_share.hpp): the control lcore's phi_S into the
+// pairs; the pairs' activity, rate and phi_D out.
+void apply_tokens(EdgeState& s);
+void publish_tokens(EdgeState& s);
+// The pairs' timers (VmPair::poll), windows, due control messages, history.
+void poll_pairs(EdgeState& s, Nanos now);
 
 }  // namespace ufab::pipeline

@@ -17,9 +17,24 @@ std::string_view to_string(Drop d) {
     case Drop::mbuf_exhausted: return "mbuf_exhausted";
     case Drop::no_headroom: return "no_headroom";
     case Drop::tx_full: return "tx_full";
+    case Drop::ring_full: return "ring_full";
     case Drop::count_: break;
   }
   return "?";
+}
+
+void EdgeStats::add(const EdgeStats& o) {
+  if (ports.size() < o.ports.size()) ports.resize(o.ports.size());
+  for (size_t p = 0; p < o.ports.size(); ++p) {
+    PortStats& a = ports[p];
+    const PortStats& b = o.ports[p];
+    a.rx += b.rx, a.rx_bytes += b.rx_bytes, a.tx += b.tx, a.tx_bytes += b.tx_bytes;
+    for (size_t d = 0; d < kDrops; ++d) a.drops[d] += b.drops[d];
+  }
+  generated += o.generated, absorbed += o.absorbed;
+  encapsulated += o.encapsulated, decapsulated += o.decapsulated, reflected += o.reflected;
+  token_rounds += o.token_rounds;
+  handed_off += o.handed_off, taken_over += o.taken_over;
 }
 
 uint64_t EdgeStats::rx() const {

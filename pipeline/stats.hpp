@@ -29,6 +29,7 @@ enum class Drop : uint8_t {
   mbuf_exhausted,  // no mbuf for a probe
   no_headroom,     // no room in the mbuf to prepend the encapsulation
   tx_full,         // the PMD did not take the frame
+  ring_full,       // the ring to the owning worker (or to a port's TX lcore) was full
   count_,
 };
 inline constexpr size_t kDrops = static_cast<size_t>(Drop::count_);
@@ -46,12 +47,20 @@ struct EdgeStats {
   uint64_t absorbed = 0;         // responses/finish-acks/failures handed to a VmPair
   uint64_t encapsulated = 0, decapsulated = 0, reflected = 0;
   uint64_t token_rounds = 0;
+  // Frames handed to another worker through a ring (dispatch or TX) and
+  // taken from one. Summed over the workers, handed_off - taken_over frames
+  // are inside the rings (counted as queued).
+  uint64_t handed_off = 0, taken_over = 0;
 
   void drop(uint16_t port, Drop d) { ++ports[port].drops[static_cast<size_t>(d)]; }
   uint64_t rx() const;
   uint64_t tx() const;
   uint64_t dropped() const;
   uint64_t dropped(Drop d) const;
+  // Adds another worker's counters (same number of ports).
+  void add(const EdgeStats& o);
+  // Frames in the rings between workers (over the sum of every worker's stats).
+  uint64_t in_rings() const { return handed_off - taken_over; }
 };
 
 // "ufab-edge <tag> t=... rx= tx= queued= dropped= absorbed= generated= conserved=1 drop.<reason>=..."

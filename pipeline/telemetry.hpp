@@ -1,18 +1,24 @@
-// DPDK telemetry commands (usable with the stock dpdk-telemetry.py):
-//   /ufab/stats          counters, drops per reason, the conservation check
+// DPDK telemetry commands (usable with the stock dpdk-telemetry.py; the
+// contract is docs of the edge helpers, edge/README.md lists them):
+//   /ufab/stats          counters over all workers, drops per reason and port, conservation
 //   /ufab/tenants        per tenant: guarantee, tokens per VM, weight class, pairs, backlog
-//   /ufab/paths          per remote host: base RTT, candidate paths, pairs active on each
+//   /ufab/paths          per remote host: base RTT, candidate paths, pairs active on each, drained
 //   /ufab/pairs[,FIRST]  up to 64 VM-pairs from index FIRST: state, path, window, tokens, counters
-// The telemetry thread never reads the worker's state: a callback posts a
-// request in a one-slot mailbox and waits (1 s at most); the worker answers
-// it between two bursts (Telemetry::serve, one relaxed load per loop when
-// nothing is asked), so the data path takes no lock.
+//   /ufab/pair,INDEX     one pair and its last 64 samples (history.hpp)
+//   /ufab/tenant_set,VNI,GBPS   /ufab/path_drain,HOST,PATH   /ufab/path_undrain,HOST,PATH
+//   /ufab/reload         re-read the configuration file (as SIGHUP)
+//   /ufab/workers        per worker lcore: pairs, rx, tx, queued, busy fraction
+// The telemetry thread never reads the edge's state: a callback posts a
+// request in a one-slot mailbox and waits (1 s at most); the control lcore
+// answers it between two of its steps (Telemetry::serve), reading each
+// worker's state through a command that worker runs between two bursts
+// (edge.hpp), so the data path takes no lock.
 #pragma once
 
 #include <atomic>
 
 #include "control/clock.hpp"
-#include "pipeline/edge_state.hpp"
+#include "pipeline/edge.hpp"
 
 struct rte_tel_data;
 
@@ -20,13 +26,13 @@ namespace ufab::pipeline {
 
 class Telemetry {
  public:
-  // Registers the commands (once per process) and points them at s.
-  explicit Telemetry(EdgeState& s);
+  // Registers the commands (once per process) and points them at e.
+  explicit Telemetry(Edge& e);
   ~Telemetry();
   Telemetry(const Telemetry&) = delete;
   Telemetry& operator=(const Telemetry&) = delete;
 
-  // Worker side: answers a pending request, if any.
+  // Control lcore: answers a pending request, if any.
   void serve(Nanos now);
 
   struct Request {
@@ -38,7 +44,7 @@ class Telemetry {
   };
 
  private:
-  EdgeState& s_;
+  Edge& e_;
 };
 
 }  // namespace ufab::pipeline

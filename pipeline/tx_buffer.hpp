@@ -1,11 +1,16 @@
 // A TX burst buffer for one port, in the style of rte_eth_tx_buffer: frames
-// collect in a fixed array and leave in one rte_eth_tx_burst when it is full
-// or at the end of a loop iteration. What the PMD refuses is freed and
-// counted (tx_full); what it takes is counted as sent.
+// collect in a fixed array and leave in one burst when it is full or at the
+// end of a loop iteration. A worker with its own TX queue on the port bursts
+// into it (rte_eth_tx_burst); a worker without one (the PMD has fewer TX
+// queues than workers) hands the frames to the port's TX lcore through an
+// rte_ring (layout.hpp). What the PMD refuses is freed and counted
+// (tx_full), what the ring refuses too (ring_full); what leaves is counted as
+// sent, or as handed off.
 #pragma once
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_ring.h>
 
 #include <cstdint>
 
@@ -17,31 +22,46 @@ class TxBuffer {
  public:
   static constexpr uint16_t kCap = 64;
 
-  explicit TxBuffer(uint16_t port = 0) : port_(port) {}
+  TxBuffer(uint16_t port, uint16_t queue, EdgeStats* stats) : port_(port), queue_(queue), stats_(stats) {}
+  // Frames go to `ring` (the TX lcore's) instead of a TX queue.
+  void use_ring(rte_ring* ring) { ring_ = ring; }
 
-  void push(rte_mbuf* m, PortStats& ps) {
+  void push(rte_mbuf* m) {
     pkts_[n_++] = m;
-    if (n_ == kCap) flush(ps);
+    if (n_ == kCap) flush();
   }
-  void flush(PortStats& ps) {
+  void flush() {
     if (n_ == 0) return;
+    PortStats& ps = stats_->ports[port_];
+    if (ring_ != nullptr) {
+      const unsigned sent = rte_ring_mp_enqueue_burst(ring_, reinterpret_cast<void* const*>(pkts_), n_, nullptr);
+      stats_->handed_off += sent;
+      drop_from(static_cast<uint16_t>(sent), ps, Drop::ring_full);
+      return;
+    }
     // Lengths are read before the burst: the PMD may free what it sends.
     uint64_t bytes = 0;
     for (uint16_t i = 0; i < n_; ++i) bytes += rte_pktmbuf_pkt_len(pkts_[i]);
-    const uint16_t sent = rte_eth_tx_burst(port_, 0, pkts_, n_);
+    const uint16_t sent = rte_eth_tx_burst(port_, queue_, pkts_, n_);
     for (uint16_t i = sent; i < n_; ++i) bytes -= rte_pktmbuf_pkt_len(pkts_[i]);
     ps.tx += sent;
     ps.tx_bytes += bytes;
-    for (uint16_t i = sent; i < n_; ++i) {
-      ++ps.drops[static_cast<size_t>(Drop::tx_full)];
-      rte_pktmbuf_free(pkts_[i]);
-    }
-    n_ = 0;
+    drop_from(sent, ps, Drop::tx_full);
   }
   uint16_t pending() const { return n_; }
 
  private:
-  uint16_t port_;
+  void drop_from(uint16_t sent, PortStats& ps, Drop why) {
+    for (uint16_t i = sent; i < n_; ++i) {
+      ++ps.drops[static_cast<size_t>(why)];
+      rte_pktmbuf_free(pkts_[i]);
+    }
+    n_ = 0;
+  }
+
+  uint16_t port_, queue_;
+  EdgeStats* stats_;
+  rte_ring* ring_ = nullptr;
   uint16_t n_ = 0;
   rte_mbuf* pkts_[kCap];
 };

@@ -1,4 +1,5 @@
-// VM-side RX: a burst from a VM's port is classified into VM-pairs by
+// VM-side frames: a burst from a VM's port (polled here or dispatched by the
+// port's RX lcore, dispatch.cpp) is classified into VM-pairs by
 // (port, source IP, destination IP) with one bulk rte_hash lookup (the port
 // and source IP name the local VM and so its tenant), hashed into one of the
 // pair's flows by 5-tuple (§4.1: RR over the pair's flows avoids head-of-line
@@ -18,33 +19,32 @@ namespace {
 
 constexpr size_t kEth = 14;
 
-struct FlowTuple {
-  uint32_t src, dst;
-  uint16_t sport, dport;
-  uint32_t proto;
-};
-
+// The pair's flow of a frame (§4.1: RR over a pair's flows): CRC32-C of the
+// 5-tuple, each word hashed by value, folded into [0, flows) by
+// multiply-shift (the CRC's high bits). Hashing a tuple struct with
+// rte_hash_crc(&t, sizeof t, 0) instead reads it through uint64_t pointers,
+// which GCC at -O3 takes as not reading the fields just stored (strict
+// aliasing): the flow then depended on stack contents, frames of one flow
+// went to different FIFOs and left out of order (the round trip's per-flow
+// inversions).
 uint32_t flow_of(const uint8_t* d, uint32_t len, uint32_t flows) {
-  FlowTuple t{};
-  std::memcpy(&t.src, d + 26, 4);
-  std::memcpy(&t.dst, d + 30, 4);
-  t.proto = d[23];
+  uint32_t src, dst, ports = 0;
+  std::memcpy(&src, d + 26, 4);
+  std::memcpy(&dst, d + 30, 4);
+  const uint32_t proto = d[23];
   const size_t l4 = kEth + 4 * static_cast<size_t>(d[14] & 0xf);
   const bool first_fragment = (d[20] & 0x1f) == 0 && d[21] == 0;
-  if ((t.proto == 6 || t.proto == 17) && first_fragment && len >= l4 + 4) {
-    std::memcpy(&t.sport, d + l4, 2);
-    std::memcpy(&t.dport, d + l4 + 2, 2);
-  }
-  return rte_hash_crc(&t, sizeof(t), 0) % flows;
+  if ((proto == 6 || proto == 17) && first_fragment && len >= l4 + 4) std::memcpy(&ports, d + l4, 4);
+  uint32_t h = rte_hash_crc_4byte(src, 0);
+  h = rte_hash_crc_4byte(dst, h);
+  h = rte_hash_crc_4byte(ports, h);
+  h = rte_hash_crc_4byte(proto, h);
+  return static_cast<uint32_t>((uint64_t{h} * flows) >> 32);
 }
 
 }  // namespace
 
-uint32_t vm_rx(EdgeState& s, uint16_t port, Nanos /*now*/) {
-  alignas(64) rte_mbuf* pkts[TxBuffer::kCap];
-  const uint16_t n = rte_eth_rx_burst(port, 0, pkts, s.burst);
-  if (n == 0) return 0;
-  PortStats& ps = s.stats.ports[port];
+void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
   ClassifyKey keys[TxBuffer::kCap];
   const void* kp[TxBuffer::kCap];
   rte_mbuf* cand[TxBuffer::kCap];
@@ -53,8 +53,6 @@ uint32_t vm_rx(EdgeState& s, uint16_t port, Nanos /*now*/) {
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
     const uint32_t len = rte_pktmbuf_data_len(m);
-    ++ps.rx;
-    ps.rx_bytes += rte_pktmbuf_pkt_len(m);
     if (unlikely(m->nb_segs != 1)) {
       s.stats.drop(port, Drop::malformed);
       rte_pktmbuf_free(m);
@@ -104,7 +102,6 @@ uint32_t vm_rx(EdgeState& s, uint16_t port, Nanos /*now*/) {
       s.stats.drop(port, Drop::queue_full);
       rte_pktmbuf_free(cand[i]);
     }
-  return n;
 }
 
 }  // namespace ufab::pipeline

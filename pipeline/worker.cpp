@@ -1,79 +1,186 @@
 #include "pipeline/worker.hpp"
 
+#include <rte_launch.h>
+#include <rte_lcore.h>
 #include <rte_pause.h>
 
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
 
+#include "pipeline/log.hpp"
 #include "pipeline/stages.hpp"
+#include "pipeline/stop.hpp"
 
 namespace ufab::pipeline {
 
-void run(EdgeState& s, Telemetry& tel, const LoopConfig& cfg, const dpdk::TscClock& clock,
-         const volatile std::sig_atomic_t* stop) {
-  const Nanos period = s.cfg.token_period_ns;
-  Nanos next_tick = 0, last_rx = clock.now();
-  Nanos next_stats = last_rx + cfg.stats_interval;
-  uint64_t last_rx_count = 0, idle_polls = 0;
-  while (*stop == 0) {
-    const Nanos now = clock.now();
-    uint32_t work = 0;
-    for (const uint16_t p : s.vm_ports) work += vm_rx(s, p, now);
-    work += fabric_rx(s, now);
-    if (now >= next_tick) {
-      control_tick(s, now);
-      next_tick = now + period;
+namespace {
+
+struct WorkerCtx {
+  Edge* e;
+  EdgeState* s;
+  const dpdk::TscClock* clock;
+  Nanos next_tick = 0;
+  uint64_t idle_polls = 0;
+};
+
+// One iteration of a worker; the frames it handled.
+uint32_t worker_step(WorkerCtx& w, Nanos now) {
+  Edge& e = *w.e;
+  EdgeState& s = *w.s;
+  const Phase ph = e.phase.load(std::memory_order_relaxed);
+  uint32_t work = 0;
+  if (ph == Phase::running)
+    for (const uint16_t p : s.vm_ports)
+      if (e.layout.rx_worker[p] == s.worker) work += poll_port(s, p, now);
+  if (e.layout.rx_worker[s.cfg.fabric_port] == s.worker) work += poll_port(s, s.cfg.fabric_port, now);
+  work += poll_ring(s, now);
+  if (now >= w.next_tick) {
+    if (e.mixed()) {  // Alg. 1 inline, on this tick's inputs (as one lcore always did)
+      publish_tokens(s);
+      e.control.token_round();
     }
-    work += sched_tx(s, now);
-    for (size_t p = 0; p < s.tx.size(); ++p) s.tx[p].flush(s.stats.ports[p]);
-    tel.serve(now);
-    if (const uint64_t rx = s.stats.rx(); rx != last_rx_count) {
-      last_rx_count = rx;
-      last_rx = now;
-    }
-    if (cfg.stats_interval != 0 && now >= next_stats) {
-      print_stats(stdout, "stats", now, s.stats, s.queued());
-      next_stats = now + cfg.stats_interval;
-    }
-    if (cfg.exit_after_idle != 0 && now - last_rx >= cfg.exit_after_idle) break;
-    if (work != 0) {
-      idle_polls = 0;
-      continue;
-    }
-    // Idle: spin briefly, then give the core away (several edges and
-    // switches share two cores in the tests). With frames queued behind a
-    // window the nap is short: a response may open it.
-    if (++idle_polls < 256) {
-      rte_pause();
-    } else {
-      const timespec ts{0, s.queued() != 0 ? 5'000 : 50'000};
-      nanosleep(&ts, nullptr);
-    }
+    apply_tokens(s);
+    poll_pairs(s, now);
+    if (!e.mixed()) publish_tokens(s);
+    w.next_tick = now + s.cfg.token_period_ns;
+  }
+  work += sched_tx(s, now);
+  work += drain_tx_rings(s);
+  for (TxBuffer& t : s.tx) t.flush();
+  e.serve_commands(s);
+  if (work != 0) s.rx_seen.store(s.stats.rx(), std::memory_order_relaxed);
+  return work;
+}
+
+// Idle: spin briefly, then give the core away (several edges and switches
+// share two cores in the tests). With frames queued behind a window the nap
+// is short: a response may open it.
+void nap(uint64_t& idle_polls, bool queued) {
+  if (++idle_polls < 256) {
+    rte_pause();
+  } else {
+    const timespec ts{0, queued ? 5'000 : 50'000};
+    nanosleep(&ts, nullptr);
   }
 }
 
-void print_report(const EdgeState& s, Nanos now) {
-  print_stats(stdout, "final", now, s.stats, s.queued());
-  print_port_stats(stdout, s.stats);
-  for (uint32_t p = 0; p < s.pairs.size(); ++p) {
-    const VmPair& vp = s.pairs[p];
-    const VmPair::Counters& c = vp.counters();
-    std::printf("ufab-edge pair=0x%08" PRIx32 " vni=%" PRIu32 " state=%d path=%d window=%.0f inflight=%" PRIu64
-                " sent=%" PRIu64 " acked=%" PRIu64 " backlog=%" PRIu64 " probes=%" PRIu64 " queries=%" PRIu64
-                " responses=%" PRIu64 " probe_losses=%" PRIu64 " finishes=%" PRIu64 " finish_acked=%" PRIu64
-                " token_x1000=%.0f\n",
-                s.meta[p].wire_id, s.cfg.tenants[s.meta[p].tenant].vni, static_cast<int>(vp.state()), vp.active_path(),
-                vp.window(now), vp.inflight(), vp.bytes_sent(), vp.bytes_acked(), s.sched.backlog_bytes(p), c.probes,
-                c.queries, c.responses, c.probe_losses, c.finishes, c.finish_acked,
-                vp.token() < 1e12 ? vp.token() * 1000 : -1.0);
+void account(EdgeState& s, Nanos start, Nanos end, uint32_t work) {
+  s.loop_ns += end - start;
+  if (work != 0) s.busy_ns += end - start;
+}
+
+int worker_main(void* arg) {
+  WorkerCtx& w = *static_cast<WorkerCtx*>(arg);
+  UFAB_LOG(DEBUG, "worker %u on lcore %u: %zu pairs", w.s->worker, rte_lcore_id(), w.s->pairs.size());
+  while (w.e->phase.load(std::memory_order_acquire) != Phase::exit) {
+    const Nanos now = w.clock->now();
+    const uint32_t work = worker_step(w, now);
+    account(*w.s, now, w.clock->now(), work);
+    if (work != 0)
+      w.idle_polls = 0;
+    else
+      nap(w.idle_polls, w.s->queued() != 0);
   }
-  for (const Incoming& in : s.incoming)
-    std::printf("ufab-edge incoming=0x%08" PRIx32 " vni=%" PRIu32 " probes=%" PRIu64 " requested_x1000=%.0f"
-                " admitted_x1000=%.0f\n",
-                in.wire_id, in.vni, in.probes, in.requested * 1000,
-                in.admitted == kTokenUnbound ? -1.0 : in.admitted * 1000);
-  std::fflush(stdout);
+  for (TxBuffer& t : w.s->tx) t.flush();
+  return 0;
+}
+
+struct ControlState {
+  Nanos next_round = 0, next_stats = 0, last_rx = 0;
+  uint64_t last_rx_count = 0;
+};
+
+uint64_t rx_seen(Edge& e) {
+  uint64_t n = 0;
+  for (const auto& s : e.shards) n += s->rx_seen.load(std::memory_order_relaxed);
+  return n;
+}
+
+// One iteration of the control work. False when the run is over.
+bool control_step(Edge& e, Telemetry& tel, const LoopConfig& cfg, ControlState& cs, StopSequence& stop, Nanos now) {
+  if (!e.mixed() && now >= cs.next_round) {
+    e.control.token_round();
+    cs.next_round = now + e.cfg.token_period_ns;
+  }
+  tel.serve(now);
+  if (cfg.reload != nullptr && *cfg.reload != 0) {
+    *cfg.reload = 0;
+    const Control::ReloadResult r = e.control.reload();
+    std::printf("ufab-edge reload %s", r.ok ? "ok" : "rejected: ");
+    if (!r.ok) std::printf("%s", r.error.c_str());
+    for (const std::string& c : r.changes) std::printf(" [%s]", c.c_str());
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+  if (cfg.stats_interval != 0 && now >= cs.next_stats) {
+    const EdgeTotals t = totals(e);
+    print_stats(stdout, "stats", now, t.stats, t.queued);
+    cs.next_stats = now + cfg.stats_interval;
+  }
+  if (const uint64_t rx = rx_seen(e); rx != cs.last_rx_count) {
+    cs.last_rx_count = rx;
+    cs.last_rx = now;
+  }
+  if (cfg.exit_after_idle != 0 && now - cs.last_rx >= cfg.exit_after_idle && !stop.started()) {
+    e.phase.store(Phase::exit, std::memory_order_release);
+    return false;
+  }
+  const int signals = cfg.stop != nullptr ? *cfg.stop : 0;
+  if (signals >= 2) {  // a second signal: at once
+    e.phase.store(Phase::exit, std::memory_order_release);
+    return false;
+  }
+  if (signals == 1 && !stop.started()) stop.start(e, now);
+  if (stop.started() && stop.step(e, now)) return false;
+  return true;
+}
+
+}  // namespace
+
+void run(Edge& e, Telemetry& tel, const LoopConfig& cfg, const dpdk::TscClock& clock) {
+  ControlState cs;
+  cs.last_rx = clock.now();
+  cs.next_stats = cs.last_rx + cfg.stats_interval;
+  StopSequence stop(cfg.stop_timeout);
+  std::vector<WorkerCtx> ctx;
+  for (auto& s : e.shards) ctx.push_back(WorkerCtx{&e, s.get(), &clock});
+
+  if (e.mixed()) {
+    WorkerCtx& w = ctx[0];
+    for (;;) {
+      const Nanos now = clock.now();
+      const uint32_t work = worker_step(w, now);
+      if (!control_step(e, tel, cfg, cs, stop, now)) break;
+      account(*w.s, now, clock.now(), work);
+      if (work != 0)
+        w.idle_polls = 0;
+      else
+        nap(w.idle_polls, w.s->queued() != 0);
+    }
+    return;
+  }
+
+  e.workers_running.store(true, std::memory_order_release);
+  for (size_t i = 0; i < ctx.size(); ++i)
+    if (rte_eal_remote_launch(worker_main, &ctx[i], e.layout.worker_lcores[i]) != 0)
+      throw std::runtime_error("cannot launch worker " + std::to_string(i) + " on lcore " +
+                               std::to_string(e.layout.worker_lcores[i]));
+  for (;;) {
+    const Nanos now = clock.now();
+    if (!control_step(e, tel, cfg, cs, stop, now)) break;
+    // Wake for the next token round (the workers do the per-packet work).
+    const Nanos wait = cs.next_round > clock.now() ? cs.next_round - clock.now() : 0;
+    if (wait > 2 * kUs) {
+      const timespec ts{0, static_cast<long>(wait < 20 * kUs ? wait : 20 * kUs)};
+      nanosleep(&ts, nullptr);
+    } else {
+      rte_pause();
+    }
+  }
+  e.phase.store(Phase::exit, std::memory_order_release);
+  for (const unsigned l : e.layout.worker_lcores) rte_eal_wait_lcore(l);
+  e.workers_running.store(false, std::memory_order_release);
 }
 
 }  // namespace ufab::pipeline

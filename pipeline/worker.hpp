@@ -1,27 +1,35 @@
-// The worker lcore's loop (qos_sched's "mixed thread": RX, scheduling, TX
-// and, in this version, the control work on one core): poll the VM ports,
-// the fabric port, the control tick every token period, the scheduler, flush
-// the TX buffers, answer telemetry, print counters.
+// The lcore loops (layout.hpp):
+//  - a worker: poll the ports it is the RX lcore of (VM ports only while
+//    running), its RX ring, its tick every token period (tokens in, pair
+//    timers, tokens out), the scheduler, the TX rings it sends for, flush the
+//    TX buffers, run the control lcore's commands;
+//  - the control lcore: Alg. 1 every token period, telemetry, SIGHUP reload,
+//    the stats line, the idle exit, the stop sequence;
+//  - with one lcore both in one loop (qos_sched's mixed thread), as before.
 #pragma once
 
 #include <csignal>
 
 #include "control/clock.hpp"
 #include "edge/dpdk/tsc_clock.hpp"
-#include "pipeline/edge_state.hpp"
+#include "pipeline/edge.hpp"
 #include "pipeline/telemetry.hpp"
 
 namespace ufab::pipeline {
 
 struct LoopConfig {
   Nanos stats_interval = kSec;  // 0: only the final report
-  Nanos exit_after_idle = 0;    // 0: until *stop
+  Nanos exit_after_idle = 0;    // 0: until a signal
+  Nanos stop_timeout = kSec;    // bound of the drain and of the finish-ack wait
+  const volatile std::sig_atomic_t* stop = nullptr;  // signals received (SIGINT/SIGTERM)
+  volatile std::sig_atomic_t* reload = nullptr;      // SIGHUP pending
 };
 
-void run(EdgeState& s, Telemetry& tel, const LoopConfig& cfg, const dpdk::TscClock& clock,
-         const volatile std::sig_atomic_t* stop);
+// Runs until the idle exit or the stop sequence ends; the workers have
+// returned when it does.
+void run(Edge& e, Telemetry& tel, const LoopConfig& cfg, const dpdk::TscClock& clock);
 
-// Final report: totals, ports, pairs, receiver-side pairs.
-void print_report(const EdgeState& s, Nanos now);
+// Final report: totals, ports, pairs, receiver-side pairs, workers.
+void print_report(Edge& e, Nanos now);
 
 }  // namespace ufab::pipeline

@@ -1,7 +1,16 @@
 #include "tests/integration/edge_common.hpp"
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <thread>
 
 #include "probe/wire.hpp"
 
@@ -32,6 +41,43 @@ void remove_dpdk_runtime(const std::string& prefix) {
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   out << text;
+}
+
+std::string telemetry(const std::string& prefix, const std::string& cmd) {
+  const std::string path = "/var/run/dpdk/" + prefix + "/dpdk_telemetry.v2";
+  const int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof(a.sun_path), "%s", path.c_str());
+  std::string reply;
+  static char buf[1 << 16];
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 && read(fd, buf, sizeof(buf)) > 0 &&
+      write(fd, cmd.data(), cmd.size()) == static_cast<ssize_t>(cmd.size())) {
+    const ssize_t n = read(fd, buf, sizeof(buf));
+    if (n > 0) reply.assign(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return reply;
+}
+
+bool wait_for_text(const std::string& path, const std::string& needle, int seconds) {
+  for (int i = 0; i < seconds * 50; ++i) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (ss.str().find(needle) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+long long json_number(const std::string& json, const std::string& key) {
+  const std::string k = "\"" + key + "\":";
+  const size_t at = json.find(k);
+  if (at == std::string::npos) return -1;
+  size_t p = at + k.size();
+  if (p < json.size() && json[p] == '"') ++p;  // numbers given as strings ("%.6g")
+  return std::strtoll(json.c_str() + p, nullptr, 10);
 }
 
 }  // namespace ufab::itest

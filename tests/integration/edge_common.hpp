@@ -19,4 +19,12 @@ std::vector<std::string> edge_eal(const std::string& prefix, const char* lcores)
 void remove_dpdk_runtime(const std::string& prefix);
 void write_text(const std::string& path, const std::string& text);
 
+// One DPDK telemetry request on /var/run/dpdk/<prefix>/dpdk_telemetry.v2
+// (the protocol dpdk-telemetry.py speaks); "" when nobody answers.
+std::string telemetry(const std::string& prefix, const std::string& cmd);
+// Waits (at most `seconds`) until `path` contains `needle`.
+bool wait_for_text(const std::string& path, const std::string& needle, int seconds);
+// The unsigned number after "\"key\":" in a JSON reply (or -1).
+long long json_number(const std::string& json, const std::string& key);
+
 }  // namespace ufab::itest

@@ -341,3 +341,51 @@ TEST(VmPair, BetterPathHeldForTheHoldTimeTriggersMigration) {
   EXPECT_EQ(t.p.counters().migrations_violation, 0u);
   EXPECT_EQ(t.gate.granted(), 0u);  // (ii) is not an emergency: no freeze window
 }
+
+TEST(VmPair, DrainedActivePathMigratesWithoutTheHostGate) {
+  TwoPaths t;
+  t.join(1, 9);  // path 1: (9 + 2) tokens > 9.5 Gb/s, unqualified -> path 0
+  ASSERT_EQ(t.p.active_path(), 0);
+  t.p.set_path_drained(0, true);
+  EXPECT_TRUE(t.p.path_drained(0));
+  // The other candidate is queried at once; it is light now.
+  wire::Message q1, m;
+  int path = -1;
+  ASSERT_TRUE(t.p.next_message(30 * kUs, true, q1, path));
+  EXPECT_EQ(path, 1);
+  EXPECT_EQ(q1.flags, wire::kMsgQuery);
+  t.p.on_message(respond(q1, {{2, 0, 0, 0}, {2, 0, 0, 0}}), 50 * kUs);
+  t.p.poll(51 * kUs, true);
+  ASSERT_EQ(t.p.active_path(), 1);
+  // An operator's drain is not a violation: no freeze window is taken.
+  EXPECT_EQ(t.p.counters().migrations_better, 1u);
+  EXPECT_EQ(t.p.counters().migrations_violation, 0u);
+  EXPECT_EQ(t.gate.granted(), 0u);
+  // The drained path is finished.
+  ASSERT_TRUE(t.p.next_message(52 * kUs, true, m, path));
+  EXPECT_EQ(m.type, wire::MsgType::finish);
+  EXPECT_EQ(path, 0);
+  t.p.set_path_drained(0, false);
+  EXPECT_FALSE(t.p.path_drained(0));
+}
+
+TEST(VmPair, FinishNowFinishesAnActivePairUntilEveryHopAcks) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  p.finish_now(0);  // selecting: nothing registered, nothing to finish
+  EXPECT_EQ(p.state(), VmPair::State::selecting);
+  EXPECT_FALSE(p.finish_pending());
+  wire::Message m;
+  int path;
+  ASSERT_TRUE(join_and_probe(p, m, path));
+  p.finish_now(5 * kUs);
+  EXPECT_EQ(p.state(), VmPair::State::idle);
+  EXPECT_TRUE(p.finish_pending());
+  ASSERT_TRUE(p.next_message(5 * kUs, false, m, path));
+  EXPECT_EQ(m.type, wire::MsgType::finish);
+  EXPECT_FALSE(p.on_message(finish_ack(m, 0b01), 30 * kUs).accepted);
+  EXPECT_TRUE(p.finish_pending());
+  ASSERT_TRUE(p.next_message(5 * kUs + 8 * kT, false, m, path));
+  EXPECT_TRUE(p.on_message(finish_ack(m, 0b10), 5 * kUs + 9 * kT).accepted);
+  EXPECT_FALSE(p.finish_pending());
+}

@@ -1,0 +1,133 @@
+#include "pipeline/control.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "pipeline/edge.hpp"
+#include "pipeline/log.hpp"
+#include "pipeline/reload.hpp"
+
+namespace ufab::pipeline {
+
+void Control::init() {
+  const edge::EdgeConfig& c = e_.cfg;
+  for (const edge::TenantCfg& t : c.tenants) guarantee_bps.push_back(t.guarantee_bps);
+  for (const edge::HostCfg& h : c.hosts) drained.emplace_back(h.paths.size(), false);
+  size_t most = c.max_incoming;
+  for (size_t v = 0; v < c.vms.size(); ++v) {
+    const double phi = c.tenant(c.vms[v].vni)->tokens(c.params.unit_bw_Bps);
+    const EdgeState& s = *e_.shards[e_.layout.vm_owner[v]];
+    senders_.emplace_back(phi);
+    receivers_.emplace_back(phi);
+    // Reserve once at the maxima, so a token round never allocates.
+    senders_.back().resize(s.vm_pairs[v].size());
+    senders_.back().resize(0);
+    receivers_.back().resize(c.max_incoming);
+    receivers_.back().resize(0);
+    most = std::max(most, s.vm_pairs[v].size());
+  }
+  scratch_.reserve(most);
+}
+
+void Control::token_round() {
+  const double unit = e_.cfg.params.unit_bw_Bps;
+  for (size_t v = 0; v < senders_.size(); ++v) {
+    EdgeState& s = *e_.shards[e_.layout.vm_owner[v]];
+    std::vector<uint32_t>& active = scratch_;
+    active.clear();
+    for (const uint32_t p : s.vm_pairs[v])
+      if (s.share[p].active.load(std::memory_order_relaxed)) active.push_back(p);
+    VmTokens& snd = senders_[v];
+    snd.resize(active.size());
+    auto pt = snd.pairs();
+    for (size_t k = 0; k < active.size(); ++k) {
+      const PairShare& sh = s.share[active[k]];
+      pt[k] = PairToken{sh.rate_Bps.load(std::memory_order_relaxed), 0, sh.admitted.load(std::memory_order_relaxed)};
+    }
+    if (!active.empty()) snd.assign(unit);
+    for (size_t k = 0; k < active.size(); ++k) s.share[active[k]].assigned.store(pt[k].phi_S, std::memory_order_relaxed);
+
+    active.clear();
+    const uint32_t n_in = s.incoming_published.load(std::memory_order_acquire);
+    const Incoming* in = s.incoming.data();
+    for (uint32_t i = 0; i < n_in; ++i)
+      if (in[i].local_vm == v && s.in_share[i].requested.load(std::memory_order_relaxed) > 0) active.push_back(i);
+    VmTokens& rcv = receivers_[v];
+    rcv.resize(active.size());
+    auto rt = rcv.pairs();
+    for (size_t k = 0; k < active.size(); ++k)
+      rt[k] = PairToken{0, s.in_share[active[k]].requested.load(std::memory_order_relaxed), kTokenUnbound};
+    if (!active.empty()) rcv.admit();
+    for (size_t k = 0; k < active.size(); ++k) s.in_share[active[k]].admitted.store(rt[k].phi_D, std::memory_order_relaxed);
+  }
+  ++rounds;
+}
+
+std::string Control::set_guarantee(uint32_t vni, double gbps) {
+  const edge::EdgeConfig& c = e_.cfg;
+  if (c.tenant(vni) == nullptr) return "no tenant with vni " + std::to_string(vni);
+  if (!(gbps > 0) || !std::isfinite(gbps) || gbps > 1e6) return "guarantee must be a positive number of Gb/s";
+  const size_t t = c.tenant_index(vni);
+  guarantee_bps[t] = gbps * 1e9;
+  const double phi = guarantee_bps[t] / 8.0 / c.params.unit_bw_Bps;
+  // Only Alg. 1's phi_alpha changes: the VMs' next rounds hand out the new
+  // tokens; the schedulers and their queues are not touched.
+  for (size_t v = 0; v < c.vms.size(); ++v)
+    if (c.vms[v].vni == vni) {
+      senders_[v].set_guarantee_tokens(phi);
+      receivers_[v].set_guarantee_tokens(phi);
+    }
+  UFAB_LOG(NOTICE, "tenant %u: guarantee %.6g Gb/s (%.6g tokens per VM)", vni, gbps, phi);
+  return "";
+}
+
+std::string Control::set_drained(const std::string& host, const std::string& path, bool on, size_t* host_index) {
+  const edge::EdgeConfig& c = e_.cfg;
+  size_t h = c.hosts.size();
+  for (size_t i = 0; i < c.hosts.size(); ++i)
+    if (c.hosts[i].name == host) h = i;
+  if (h == c.hosts.size()) {
+    size_t idx = 0;
+    const auto [end, ec] = std::from_chars(host.data(), host.data() + host.size(), idx);
+    if (host.empty() || ec != std::errc() || end != host.data() + host.size() || idx >= c.hosts.size())
+      return "no host '" + host + "' (a name from hosts: or an index below " + std::to_string(c.hosts.size()) + ")";
+    h = idx;
+  }
+  size_t p = 0;
+  const auto [end, ec] = std::from_chars(path.data(), path.data() + path.size(), p);
+  if (path.empty() || ec != std::errc() || end != path.data() + path.size() || p >= c.hosts[h].paths.size())
+    return "host " + c.hosts[h].name + " has no path '" + path + "' (indices 0.." +
+           std::to_string(c.hosts[h].paths.size() - 1) + ")";
+  drained[h][p] = on;
+  *host_index = h;
+  e_.on_workers([&](EdgeState& s) {
+    for (uint32_t i = 0; i < s.pairs.size(); ++i)
+      if (s.meta[i].host == h) s.pairs[i].set_path_drained(p, on);
+  });
+  UFAB_LOG(NOTICE, "host %s path %zu %s", c.hosts[h].name.c_str(), p, on ? "drained" : "undrained");
+  return "";
+}
+
+Control::ReloadResult Control::reload() {
+  ReloadResult r;
+  std::vector<TenantChange> changes;
+  std::string text;
+  r.error = diff_config(e_.cfg, e_.cfg_text, guarantee_bps, text, changes);
+  if (!r.error.empty()) {
+    UFAB_LOG(ERR, "reload rejected, nothing applied: %s", r.error.c_str());
+    return r;
+  }
+  for (const TenantChange& ch : changes) {
+    set_guarantee(ch.vni, ch.new_bps / 1e9);
+    char buf[160];
+    std::snprintf(buf, sizeof(buf), "tenant %u: guarantee_gbps %.6g -> %.6g", ch.vni, ch.old_bps / 1e9, ch.new_bps / 1e9);
+    r.changes.emplace_back(buf);
+  }
+  UFAB_LOG(NOTICE, "reload: %zu change(s) applied", r.changes.size());
+  r.ok = true;
+  return r;
+}
+
+}  // namespace ufab::pipeline

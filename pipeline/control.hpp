@@ -1,0 +1,54 @@
+// The control lcore's state and work (issue 4 item 1; runs on the main lcore,
+// inline with worker 0 when there is only one lcore):
+//  - Algorithm 1 (App. E) every token period for every local VM: TokenAssignment
+//    over its active sending pairs (demand = their delivered rate, phi_D = the
+//    receiver's last answer), TokenAdmission over the pairs sending to it
+//    (phi_S = what their probes requested). Inputs and results go through
+//    the shares of the VM's worker (token_share.hpp); the per-VM token state
+//    (VmTokens) lives here.
+//  - runtime changes: a tenant's guarantee (tokens per VM = guarantee / B_u;
+//    nothing queued is touched), path drain/undrain (pushed to the workers as
+//    commands), reload of the configuration file (reload.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "control/token_control.hpp"
+
+namespace ufab::pipeline {
+
+class Edge;
+
+class Control {
+ public:
+  explicit Control(Edge& e) : e_(e) {}
+  void init();  // once the shards exist
+
+  void token_round();
+  uint64_t rounds = 0;
+
+  // Current guarantee of tenant index t (b/s); the configuration's until changed.
+  std::vector<double> guarantee_bps;
+  // drained[host][path]
+  std::vector<std::vector<bool>> drained;
+
+  // Each returns "" on success, else what is wrong.
+  std::string set_guarantee(uint32_t vni, double gbps);
+  std::string set_drained(const std::string& host, const std::string& path, bool drained, size_t* host_index);
+  // Re-reads the configuration file; changes applied (or an error, nothing applied).
+  struct ReloadResult {
+    bool ok = false;
+    std::vector<std::string> changes;
+    std::string error;
+  };
+  ReloadResult reload();
+
+ private:
+  Edge& e_;
+  std::vector<VmTokens> senders_, receivers_;  // per local VM
+  std::vector<uint32_t> scratch_;
+};
+
+}  // namespace ufab::pipeline

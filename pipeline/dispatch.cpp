@@ -1,0 +1,105 @@
+// RX lcore polling and software dispatch (dispatch.hpp, layout.hpp).
+#include "pipeline/dispatch.hpp"
+
+#include <rte_ethdev.h>
+#include <rte_ring.h>
+
+#include <cstring>
+
+#include "pipeline/log.hpp"
+#include "pipeline/stages.hpp"
+
+namespace ufab::pipeline {
+
+namespace {
+
+// The worker owning a frame that arrived on `port`; s.worker when the frame
+// names no local VM (it is then dropped here, under its reason).
+uint16_t owner_of(const EdgeState& s, uint16_t port, const rte_mbuf* m) {
+  const auto* d = rte_pktmbuf_mtod(m, const uint8_t*);
+  const uint32_t len = rte_pktmbuf_data_len(m);
+  if (port == s.cfg.fabric_port) {
+    wire::FrameView v;
+    if (wire::parse_frame(std::span<const uint8_t>(d, len), v, s.cfg.udp_port) != wire::WireError::ok) return s.worker;
+    return s.layout.owner_of_wire_pair(v.shim.pair_id, s.worker);
+  }
+  if (len < 34 || d[12] != 0x08 || d[13] != 0x00) return s.worker;
+  ClassifyKey key{port, 0, 0, 0};
+  std::memcpy(&key.src_ip, d + 26, 4);
+  const uint32_t vm = s.vm_src.lookup(&key);
+  return vm == HashTable::kMiss ? s.worker : s.layout.vm_owner[vm];
+}
+
+void handle(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now) {
+  if (n == 0) return;
+  if (port == s.cfg.fabric_port)
+    fabric_frames(s, pkts, n, now);
+  else
+    vm_frames(s, port, pkts, n);
+}
+
+}  // namespace
+
+uint32_t poll_port(EdgeState& s, uint16_t port, Nanos now) {
+  alignas(64) rte_mbuf* pkts[TxBuffer::kCap];
+  const uint16_t n = rte_eth_rx_burst(port, 0, pkts, s.burst);
+  if (n == 0) return 0;
+  PortStats& ps = s.stats.ports[port];
+  ps.rx += n;
+  for (uint16_t i = 0; i < n; ++i) ps.rx_bytes += rte_pktmbuf_pkt_len(pkts[i]);
+  if (s.layout.workers() == 1) {
+    handle(s, port, pkts, n, now);
+    return n;
+  }
+  // Split by owner, keeping each owner's frames in arrival order.
+  rte_mbuf* mine[TxBuffer::kCap];
+  uint16_t k = 0;
+  for (uint16_t i = 0; i < n; ++i) {
+    rte_mbuf* m = pkts[i];
+    const uint16_t w = owner_of(s, port, m);
+    if (w == s.worker) {
+      mine[k++] = m;
+      continue;
+    }
+    m->port = port;  // the owner learns where the frame came from
+    if (rte_ring_mp_enqueue(s.peer_rings[w], m) == 0) {
+      ++s.stats.handed_off;
+    } else {
+      s.stats.drop(port, Drop::ring_full);
+      UFAB_LOG(DEBUG, "ring to worker %u full: frame from port %u dropped", w, port);
+      rte_pktmbuf_free(m);
+    }
+  }
+  handle(s, port, mine, k, now);
+  return n;
+}
+
+uint32_t poll_ring(EdgeState& s, Nanos now) {
+  if (s.rx_ring == nullptr) return 0;
+  alignas(64) rte_mbuf* pkts[TxBuffer::kCap];
+  const unsigned n = rte_ring_sc_dequeue_burst(s.rx_ring, reinterpret_cast<void**>(pkts), s.burst, nullptr);
+  s.stats.taken_over += n;
+  // Runs of frames from one port, in ring order.
+  for (unsigned i = 0; i < n;) {
+    unsigned j = i + 1;
+    while (j < n && pkts[j]->port == pkts[i]->port) ++j;
+    handle(s, pkts[i]->port, pkts + i, static_cast<uint16_t>(j - i), now);
+    i = j;
+  }
+  return n;
+}
+
+uint32_t drain_tx_rings(EdgeState& s) {
+  uint32_t total = 0;
+  for (uint16_t p = 0; p < s.tx_rings.size(); ++p) {
+    if (s.tx_rings[p] == nullptr) continue;
+    rte_mbuf* pkts[TxBuffer::kCap];
+    const unsigned n = rte_ring_sc_dequeue_burst(s.tx_rings[p], reinterpret_cast<void**>(pkts), TxBuffer::kCap, nullptr);
+    s.stats.taken_over += n;
+    for (unsigned i = 0; i < n; ++i) s.tx[p].push(pkts[i]);
+    total += n;
+  }
+  return total;
+}
+
+}  // namespace ufab::pipeline

@@ -1,0 +1,106 @@
+#include "pipeline/edge.hpp"
+
+#include <rte_pause.h>
+
+#include <stdexcept>
+
+#include "pipeline/dispatch.hpp"
+#include "pipeline/log.hpp"
+
+namespace ufab::pipeline {
+
+namespace {
+
+rte_ring* make_ring(const std::string& name, unsigned flags) {
+  rte_ring* r = rte_ring_create(name.c_str(), kRingSize, SOCKET_ID_ANY, flags | RING_F_EXACT_SZ);
+  if (r == nullptr) throw std::runtime_error("cannot create ring " + name + " (out of memory? raise -m)");
+  return r;
+}
+
+}  // namespace
+
+Edge::Edge(const edge::EdgeConfig& c, std::string text, rte_mempool* pool, uint16_t n_ports, Layout l)
+    : cfg(c), cfg_text(std::move(text)), layout(std::move(l)), control(*this) {
+  for (size_t w = 0; w < layout.workers(); ++w)
+    shards.push_back(std::make_unique<EdgeState>(cfg, pool, n_ports, layout, static_cast<uint16_t>(w)));
+  if (!layout.mixed) {
+    for (size_t w = 0; w < layout.workers(); ++w) {
+      rx_rings_.push_back(make_ring("ufab_rx" + std::to_string(w), RING_F_SC_DEQ));
+      cmd_rings_.push_back(make_ring("ufab_cmd" + std::to_string(w), RING_F_SP_ENQ | RING_F_SC_DEQ));
+    }
+    for (auto& s : shards) {
+      s->rx_ring = rx_rings_[s->worker];
+      s->peer_rings = rx_rings_;
+    }
+  }
+  control.init();
+}
+
+Edge::~Edge() {
+  shards.clear();  // frees what the schedulers still hold
+  for (auto* v : {&rx_rings_, &cmd_rings_, &tx_rings_})
+    for (rte_ring* r : *v) {
+      void* m = nullptr;
+      if (v != &cmd_rings_)
+        while (rte_ring_dequeue(r, &m) == 0) rte_pktmbuf_free(static_cast<rte_mbuf*>(m));
+      rte_ring_free(r);
+    }
+}
+
+void Edge::attach_port(uint16_t port, uint16_t n_txq) {
+  for (auto& s : shards) s->tx[port] = TxBuffer(port, static_cast<uint16_t>(s->worker < n_txq ? s->worker : 0), &s->stats);
+  if (n_txq >= shards.size()) return;
+  rte_ring* r = make_ring("ufab_tx" + std::to_string(port), RING_F_SC_DEQ);
+  tx_rings_.push_back(r);
+  shards[0]->tx_rings[port] = r;
+  for (auto& s : shards)
+    if (s->worker >= n_txq) s->tx[port].use_ring(r);
+  UFAB_LOG(INFO, "port %u has %u TX queue(s) for %zu workers: workers %u.. send through worker 0", port, n_txq,
+           shards.size(), n_txq);
+}
+
+void Edge::on_worker(size_t w, const std::function<void(EdgeState&)>& fn) {
+  if (layout.mixed || !workers_running.load(std::memory_order_acquire)) {
+    fn(*shards[w]);
+    return;
+  }
+  Command c;
+  c.fn = fn;
+  while (rte_ring_sp_enqueue(cmd_rings_[w], &c) != 0) rte_pause();
+  while (!c.done.load(std::memory_order_acquire)) rte_pause();
+}
+
+void Edge::serve_commands(EdgeState& s) {
+  if (cmd_rings_.empty()) return;
+  void* p = nullptr;
+  while (rte_ring_sc_dequeue(cmd_rings_[s.worker], &p) == 0) {
+    auto* c = static_cast<Command*>(p);
+    c->fn(s);
+    c->done.store(true, std::memory_order_release);
+  }
+}
+
+EdgeTotals totals(Edge& e) {
+  EdgeTotals t;
+  const size_t n = e.shards.size();
+  t.per_worker.resize(n);
+  t.worker_queued.resize(n);
+  t.worker_pairs.resize(n);
+  t.worker_busy.resize(n);
+  for (size_t w = 0; w < n; ++w)
+    e.on_worker(w, [&](EdgeState& s) {
+      t.per_worker[w] = s.stats;
+      t.worker_queued[w] = s.queued();
+      t.worker_pairs[w] = s.pairs.size();
+      t.worker_busy[w] = s.loop_ns != 0 ? static_cast<double>(s.busy_ns) / static_cast<double>(s.loop_ns) : 0;
+    });
+  for (size_t w = 0; w < n; ++w) {
+    t.stats.add(t.per_worker[w]);
+    t.queued += t.worker_queued[w];
+  }
+  t.stats.token_rounds += e.control.rounds;
+  t.queued += t.stats.in_rings();
+  return t;
+}
+
+}  // namespace ufab::pipeline

@@ -1,0 +1,82 @@
+// The whole ufab-edge across its lcores (layout.hpp): one EdgeState per
+// worker, the rings between them, the control lcore's state (control.hpp),
+// the run phase the stop sequence moves through, and the one way the control
+// lcore touches a worker's state: a command (a function) posted in the
+// worker's command ring (rte_ring, single producer / single consumer) that the
+// worker runs between two bursts. The data path takes no lock.
+#pragma once
+
+#include <rte_ring.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "edge/config.hpp"
+#include "pipeline/control.hpp"
+#include "pipeline/edge_state.hpp"
+#include "pipeline/layout.hpp"
+
+namespace ufab::pipeline {
+
+// running: everything; draining: VM ports no longer polled, queues drain;
+// finishing: pairs finished, waiting for finish-acks; exit: workers return.
+enum class Phase : int { running, draining, finishing, exit };
+
+struct Command {
+  std::function<void(EdgeState&)> fn;
+  std::atomic<bool> done{false};
+};
+
+class Edge {
+ public:
+  // cfg must outlive the Edge; cfg_text is the configuration file as loaded
+  // (reloads compare against it).
+  Edge(const edge::EdgeConfig& cfg, std::string cfg_text, rte_mempool* pool, uint16_t n_ports, Layout layout);
+  ~Edge();
+  Edge(const Edge&) = delete;
+  Edge& operator=(const Edge&) = delete;
+
+  // After the port is set up with n_txq TX queues: workers 0..n_txq-1 send
+  // on their own queue, the others through the port's TX ring to worker 0.
+  void attach_port(uint16_t port, uint16_t n_txq);
+
+  // Runs fn on worker w's lcore between two of its bursts and waits for it
+  // (directly when mixed or when the workers are not running).
+  void on_worker(size_t w, const std::function<void(EdgeState&)>& fn);
+  void on_workers(const std::function<void(EdgeState&)>& fn) {
+    for (size_t w = 0; w < shards.size(); ++w) on_worker(w, fn);
+  }
+  // Worker side: runs the commands posted to this worker.
+  void serve_commands(EdgeState& s);
+
+  const edge::EdgeConfig& cfg;
+  std::string cfg_text;
+  Layout layout;
+  std::vector<std::unique_ptr<EdgeState>> shards;
+  Control control;
+  std::atomic<Phase> phase{Phase::running};
+  std::atomic<bool> workers_running{false};
+
+  bool mixed() const { return layout.mixed; }
+
+ private:
+  std::vector<rte_ring*> rx_rings_, cmd_rings_, tx_rings_;
+};
+
+// Counters summed over the workers (each copied on its own lcore, between
+// two bursts), the control lcore's token rounds, and what is queued: every
+// scheduler plus the frames inside the rings. The sum balances:
+// rx + generated == tx + queued + dropped + absorbed.
+struct EdgeTotals {
+  EdgeStats stats;
+  uint64_t queued = 0;
+  std::vector<EdgeStats> per_worker;
+  std::vector<uint64_t> worker_queued, worker_pairs;
+  std::vector<double> worker_busy;
+};
+EdgeTotals totals(Edge& e);
+
+}  // namespace ufab::pipeline

@@ -1,0 +1,42 @@
+// A VM-pair's recent past for /ufab/pair,INDEX: the last 64 samples of its
+// window (Eqn 3 / two-stage admission), delivered rate and active path, one
+// sample per base RTT (the time scale the window changes on, §3.4), taken by
+// the owning worker in its tick. Fixed ring, no allocation.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "control/clock.hpp"
+
+namespace ufab::pipeline {
+
+struct PairSample {
+  Nanos t_ns = 0;
+  double window_bytes = 0;
+  double rate_bps = 0;
+  int path = -1;
+};
+
+class PairHistory {
+ public:
+  static constexpr uint32_t kSamples = 64;
+
+  // Records a sample when one base RTT has passed since the last.
+  void maybe_record(Nanos now, Nanos interval, double window, double rate_bps, int path) {
+    if (n_ != 0 && now < next_) return;
+    ring_[n_ % kSamples] = PairSample{now, window, rate_bps, path};
+    ++n_;
+    next_ = now + interval;
+  }
+  uint32_t size() const { return n_ < kSamples ? n_ : kSamples; }
+  // k = 0 is the oldest kept sample.
+  const PairSample& at(uint32_t k) const { return ring_[(n_ - size() + k) % kSamples]; }
+
+ private:
+  std::array<PairSample, kSamples> ring_{};
+  uint64_t n_ = 0;
+  Nanos next_ = 0;
+};
+
+}  // namespace ufab::pipeline

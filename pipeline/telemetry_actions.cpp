@@ -1,0 +1,53 @@
+// Telemetry actions: tenant_set, path_drain/undrain, reload (edge/README.md).
+#include <rte_telemetry.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "pipeline/telemetry_fill.hpp"
+
+namespace ufab::pipeline::tel {
+
+void fill_tenant_set(Edge& e, const char* params, rte_tel_data* d) {
+  const std::vector<std::string> a = split(params);
+  char* end = nullptr;
+  if (a.size() != 2) return fail(d, "usage: /ufab/tenant_set,VNI,GBPS");
+  const unsigned long vni = std::strtoul(a[0].c_str(), &end, 10);
+  if (a[0].empty() || *end != '\0') return fail(d, "VNI '" + a[0] + "' is not a number");
+  const double gbps = std::strtod(a[1].c_str(), &end);
+  if (a[1].empty() || *end != '\0') return fail(d, "GBPS '" + a[1] + "' is not a number");
+  if (const std::string err = e.control.set_guarantee(static_cast<uint32_t>(vni), gbps); !err.empty()) return fail(d, err);
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_int(d, "ok", 1);
+  rte_tel_data_add_dict_u64(d, "vni", vni);
+  add_real(d, "guarantee_gbps", gbps);
+}
+
+void fill_drain(Edge& e, const char* params, rte_tel_data* d, bool on) {
+  const std::vector<std::string> a = split(params);
+  if (a.size() != 2) return fail(d, on ? "usage: /ufab/path_drain,HOST,PATH" : "usage: /ufab/path_undrain,HOST,PATH");
+  size_t h = 0;
+  if (const std::string err = e.control.set_drained(a[0], a[1], on, &h); !err.empty()) return fail(d, err);
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_int(d, "ok", 1);
+  rte_tel_data_add_dict_string(d, "host", e.cfg.hosts[h].name.c_str());
+  rte_tel_data_add_dict_u64(d, "path", std::strtoull(a[1].c_str(), nullptr, 10));
+  rte_tel_data_add_dict_int(d, "drained", on ? 1 : 0);
+}
+
+void fill_reload(Edge& e, rte_tel_data* d) {
+  const Control::ReloadResult r = e.control.reload();
+  if (!r.ok) return fail(d, r.error);
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_int(d, "ok", 1);
+  rte_tel_data* c = rte_tel_data_alloc();
+  if (c == nullptr) return;
+  rte_tel_data_start_array(c, RTE_TEL_STRING_VAL);
+  for (const std::string& ch : r.changes) rte_tel_data_add_array_string(c, ch.c_str());
+  rte_tel_data_add_dict_container(d, "changes", c, 0);
+}
+
+}  // namespace ufab::pipeline::tel

@@ -1,0 +1,257 @@
+// Telemetry views: counters, tenants, paths, pairs, one pair with its history, workers.
+#include <rte_telemetry.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "pipeline/telemetry_fill.hpp"
+
+namespace ufab::pipeline::tel {
+
+void add_real(rte_tel_data* d, const char* name, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  rte_tel_data_add_dict_string(d, name, buf);
+}
+
+const char* state_name(VmPair::State st) {
+  switch (st) {
+    case VmPair::State::selecting: return "selecting";
+    case VmPair::State::active: return "active";
+    case VmPair::State::idle: return "idle";
+  }
+  return "?";
+}
+
+// {"ok": 0, "error": "..."} (22.11 telemetry has no booleans). A string
+// value holds 127 characters: a longer message goes on in error_2, error_3.
+void fail(rte_tel_data* d, const std::string& why) {
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_int(d, "ok", 0);
+  constexpr size_t kPart = RTE_TEL_MAX_STRING_LEN - 1;
+  for (size_t at = 0, k = 1; at < why.size() && k <= 4; at += kPart, ++k) {
+    const std::string name = k == 1 ? "error" : "error_" + std::to_string(k);
+    rte_tel_data_add_dict_string(d, name.c_str(), why.substr(at, kPart).c_str());
+  }
+}
+
+// "A,B" -> {"A", "B"}
+std::vector<std::string> split(const char* params) {
+  std::vector<std::string> out;
+  if (params == nullptr) return out;
+  std::string cur;
+  for (const char* c = params; *c != '\0'; ++c) {
+    if (*c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += *c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+void fill_stats(Edge& e, rte_tel_data* d) {
+  const EdgeTotals t = totals(e);
+  const EdgeStats& st = t.stats;
+  rte_tel_data_start_dict(d);
+  const uint64_t rx = st.rx(), tx = st.tx(), dropped = st.dropped(), q = t.queued;
+  rte_tel_data_add_dict_u64(d, "rx", rx);
+  rte_tel_data_add_dict_u64(d, "tx", tx);
+  rte_tel_data_add_dict_u64(d, "queued", q);
+  rte_tel_data_add_dict_u64(d, "in_rings", st.in_rings());
+  rte_tel_data_add_dict_u64(d, "dropped", dropped);
+  rte_tel_data_add_dict_u64(d, "absorbed", st.absorbed);
+  rte_tel_data_add_dict_u64(d, "generated", st.generated);
+  rte_tel_data_add_dict_u64(d, "conserved", rx + st.generated == tx + q + dropped + st.absorbed);
+  rte_tel_data_add_dict_u64(d, "encapsulated", st.encapsulated);
+  rte_tel_data_add_dict_u64(d, "decapsulated", st.decapsulated);
+  rte_tel_data_add_dict_u64(d, "reflected", st.reflected);
+  rte_tel_data_add_dict_u64(d, "token_rounds", st.token_rounds);
+  uint64_t incoming = 0;
+  for (const auto& s : e.shards) incoming += s->incoming_published.load(std::memory_order_acquire);
+  rte_tel_data_add_dict_u64(d, "incoming_pairs", incoming);
+  rte_tel_data_add_dict_u64(d, "workers", e.shards.size());
+  for (size_t r = 0; r < kDrops; ++r) {
+    char name[64];
+    std::snprintf(name, sizeof(name), "drop_%s", to_string(static_cast<Drop>(r)).data());
+    rte_tel_data_add_dict_u64(d, name, st.dropped(static_cast<Drop>(r)));
+  }
+  for (size_t p = 0; p < st.ports.size(); ++p) {
+    rte_tel_data* c = rte_tel_data_alloc();
+    if (c == nullptr) break;
+    rte_tel_data_start_dict(c);
+    const PortStats& ps = st.ports[p];
+    rte_tel_data_add_dict_u64(c, "rx", ps.rx);
+    rte_tel_data_add_dict_u64(c, "tx", ps.tx);
+    for (size_t r = 0; r < kDrops; ++r)
+      if (ps.drops[r] != 0) rte_tel_data_add_dict_u64(c, to_string(static_cast<Drop>(r)).data(), ps.drops[r]);
+    char name[32];
+    std::snprintf(name, sizeof(name), "port%zu", p);
+    rte_tel_data_add_dict_container(d, name, c, 0);
+  }
+}
+
+void fill_tenants(Edge& e, rte_tel_data* d) {
+  const edge::EdgeConfig& cfg = e.cfg;
+  std::vector<uint64_t> pairs(cfg.tenants.size()), backlog(cfg.tenants.size()), active(cfg.tenants.size());
+  e.on_workers([&](EdgeState& s) {
+    for (uint32_t p = 0; p < s.pairs.size(); ++p) {
+      const uint32_t t = s.meta[p].tenant;
+      ++pairs[t];
+      backlog[t] += s.sched.backlog_bytes(p);
+      active[t] += s.pairs[p].state() == VmPair::State::active;
+    }
+  });
+  rte_tel_data_start_dict(d);
+  for (size_t t = 0; t < cfg.tenants.size() && t < RTE_TEL_MAX_DICT_ENTRIES; ++t) {
+    const edge::TenantCfg& tc = cfg.tenants[t];
+    rte_tel_data* c = rte_tel_data_alloc();
+    if (c == nullptr) break;
+    rte_tel_data_start_dict(c);
+    const double g = e.control.guarantee_bps[t];
+    rte_tel_data_add_dict_u64(c, "vni", tc.vni);
+    add_real(c, "guarantee_gbps", g / 1e9);
+    add_real(c, "tokens_per_vm", g / 8.0 / cfg.params.unit_bw_Bps);
+    rte_tel_data_add_dict_u64(c, "weight_class", tc.weight_class);
+    rte_tel_data_add_dict_u64(c, "pairs", pairs[t]);
+    rte_tel_data_add_dict_u64(c, "active_pairs", active[t]);
+    rte_tel_data_add_dict_u64(c, "backlog_bytes", backlog[t]);
+    char name[32];
+    std::snprintf(name, sizeof(name), "tenant%" PRIu32, tc.vni);
+    rte_tel_data_add_dict_container(d, name, c, 0);
+  }
+}
+
+void fill_paths(Edge& e, rte_tel_data* d) {
+  const edge::EdgeConfig& cfg = e.cfg;
+  std::vector<std::vector<uint64_t>> on(cfg.hosts.size());
+  for (size_t h = 0; h < cfg.hosts.size(); ++h) on[h].assign(cfg.hosts[h].paths.size(), 0);
+  e.on_workers([&](EdgeState& s) {
+    for (uint32_t p = 0; p < s.pairs.size(); ++p)
+      if (const int ap = s.pairs[p].active_path(); ap >= 0) ++on[s.meta[p].host][static_cast<size_t>(ap)];
+  });
+  rte_tel_data_start_dict(d);
+  for (size_t h = 0; h < cfg.hosts.size() && h < RTE_TEL_MAX_DICT_ENTRIES; ++h) {
+    const edge::HostCfg& hc = cfg.hosts[h];
+    rte_tel_data* c = rte_tel_data_alloc();
+    if (c == nullptr) break;
+    rte_tel_data_start_dict(c);
+    char buf[160];
+    std::snprintf(buf, sizeof(buf), "%u.%u.%u.%u", hc.ip >> 24, (hc.ip >> 16) & 255, (hc.ip >> 8) & 255, hc.ip & 255);
+    rte_tel_data_add_dict_string(c, "ip", buf);
+    rte_tel_data_add_dict_u64(c, "base_rtt_ns", hc.base_rtt_ns);
+    for (size_t i = 0; i < hc.paths.size(); ++i) {
+      int len = std::snprintf(buf, sizeof(buf), "udp_src=%u active_pairs=%" PRIu64 " drained=%d labels=",
+                              hc.paths[i].udp_src_port, on[h][i], e.control.drained[h][i] ? 1 : 0);
+      for (size_t k = 0; k < hc.paths[i].labels.size() && len > 0 && static_cast<size_t>(len) < sizeof(buf); ++k)
+        len += std::snprintf(buf + len, sizeof(buf) - static_cast<size_t>(len), k ? ",%u" : "%u", hc.paths[i].labels[k]);
+      char name[32];
+      std::snprintf(name, sizeof(name), "path%zu", i);
+      rte_tel_data_add_dict_string(c, name, buf);
+    }
+    rte_tel_data_add_dict_container(d, hc.name.c_str(), c, 0);
+  }
+}
+
+// One pair's fields into c (on its worker's lcore).
+static void pair_fields(const EdgeState& s, uint32_t p, rte_tel_data* c, Nanos now) {
+  const VmPair& vp = s.pairs[p];
+  const PairMeta& pm = s.meta[p];
+  rte_tel_data_start_dict(c);
+  rte_tel_data_add_dict_u64(c, "index", pm.global);
+  rte_tel_data_add_dict_u64(c, "worker", s.worker);
+  rte_tel_data_add_dict_string(c, "local", s.cfg.vms[pm.local_vm].name.c_str());
+  rte_tel_data_add_dict_string(c, "remote", s.cfg.remote_vms[pm.remote_vm].name.c_str());
+  rte_tel_data_add_dict_u64(c, "vni", s.cfg.tenants[pm.tenant].vni);
+  rte_tel_data_add_dict_string(c, "state", state_name(vp.state()));
+  rte_tel_data_add_dict_int(c, "path", vp.active_path());
+  add_real(c, "window_bytes", vp.window(now));
+  rte_tel_data_add_dict_u64(c, "inflight_bytes", vp.inflight());
+  rte_tel_data_add_dict_u64(c, "backlog_bytes", s.sched.backlog_bytes(p));
+  add_real(c, "token", vp.token());
+  add_real(c, "assigned_token", vp.assigned_token());
+  add_real(c, "rate_gbps", vp.rate_Bps() * 8 / 1e9);
+  rte_tel_data_add_dict_u64(c, "bytes_sent", vp.bytes_sent());
+  rte_tel_data_add_dict_u64(c, "probes", vp.counters().probes);
+  rte_tel_data_add_dict_u64(c, "responses", vp.counters().responses);
+  rte_tel_data_add_dict_u64(c, "probe_losses", vp.counters().probe_losses);
+  rte_tel_data_add_dict_u64(c, "finishes", vp.counters().finishes);
+  rte_tel_data_add_dict_u64(c, "finish_acked", vp.counters().finish_acked);
+  rte_tel_data_add_dict_u64(c, "migrations", vp.counters().migrations_violation + vp.counters().migrations_better);
+}
+
+void fill_pairs(Edge& e, const char* params, rte_tel_data* d, Nanos now) {
+  rte_tel_data_start_dict(d);
+  const size_t first = params != nullptr && *params != '\0' ? std::strtoull(params, nullptr, 10) : 0;
+  e.on_workers([&](EdgeState& s) {
+    for (uint32_t p = 0; p < s.pairs.size(); ++p) {
+      const uint32_t g = s.meta[p].global;
+      if (g < first || g >= first + 64) continue;
+      rte_tel_data* c = rte_tel_data_alloc();
+      if (c == nullptr) return;
+      pair_fields(s, p, c, now);
+      char name[32];
+      std::snprintf(name, sizeof(name), "pair_0x%08" PRIx32, s.meta[p].wire_id);
+      rte_tel_data_add_dict_container(d, name, c, 0);
+    }
+  });
+}
+
+void fill_pair(Edge& e, const char* params, rte_tel_data* d, Nanos now) {
+  char* end = nullptr;
+  const unsigned long long want = params != nullptr ? std::strtoull(params, &end, 10) : 0;
+  if (params == nullptr || *params == '\0' || *end != '\0') return fail(d, "usage: /ufab/pair,INDEX");
+  bool found = false;
+  e.on_workers([&](EdgeState& s) {
+    for (uint32_t p = 0; p < s.pairs.size() && !found; ++p) {
+      if (s.meta[p].global != want) continue;
+      found = true;
+      pair_fields(s, p, d, now);
+      // DPDK 22.11 telemetry nests containers one level deep, so each sample
+      // is one self-describing string in the "history" array.
+      rte_tel_data* h = rte_tel_data_alloc();
+      if (h == nullptr) return;
+      rte_tel_data_start_array(h, RTE_TEL_STRING_VAL);
+      const PairHistory& hist = s.history[p];
+      for (uint32_t k = 0; k < hist.size(); ++k) {
+        const PairSample& smp = hist.at(k);
+        char buf[RTE_TEL_MAX_STRING_LEN];
+        std::snprintf(buf, sizeof(buf), "t_ns=%" PRIu64 ",window_bytes=%.0f,rate_bps=%.0f,path=%d", smp.t_ns,
+                      smp.window_bytes, smp.rate_bps, smp.path);
+        rte_tel_data_add_array_string(h, buf);
+      }
+      rte_tel_data_add_dict_container(d, "history", h, 0);
+    }
+  });
+  if (!found) fail(d, "no pair " + std::string(params));
+}
+
+void fill_workers(Edge& e, rte_tel_data* d) {
+  const EdgeTotals t = totals(e);
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_u64(d, "control_lcore", e.layout.control_lcore);
+  rte_tel_data_add_dict_int(d, "mixed", e.mixed() ? 1 : 0);
+  for (size_t w = 0; w < e.shards.size(); ++w) {
+    rte_tel_data* c = rte_tel_data_alloc();
+    if (c == nullptr) break;
+    rte_tel_data_start_dict(c);
+    rte_tel_data_add_dict_u64(c, "lcore", e.layout.worker_lcores[w]);
+    rte_tel_data_add_dict_u64(c, "pairs", t.worker_pairs[w]);
+    rte_tel_data_add_dict_u64(c, "rx", t.per_worker[w].rx());
+    rte_tel_data_add_dict_u64(c, "tx", t.per_worker[w].tx());
+    rte_tel_data_add_dict_u64(c, "queued", t.worker_queued[w]);
+    rte_tel_data_add_dict_u64(c, "handed_off", t.per_worker[w].handed_off);
+    rte_tel_data_add_dict_u64(c, "taken_over", t.per_worker[w].taken_over);
+    add_real(c, "busy", t.worker_busy[w]);
+    char name[32];
+    std::snprintf(name, sizeof(name), "worker%zu", w);
+    rte_tel_data_add_dict_container(d, name, c, 0);
+  }
+}
+
+}  // namespace ufab::pipeline::tel

@@ -1,0 +1,176 @@
+// ufab-edge runtime reconfiguration (issue 4 items 4-5), with a control lcore
+// and one worker on net_pcap ports. 10 frames of a1 -> b1 wait in the
+// scheduler (the pair has two candidate paths and no query is ever answered,
+// so it never picks one). While they wait:
+//  - /ufab/tenant_set,100,5 sets the guarantee (5 tokens per VM in
+//    /ufab/tenants); an unknown VNI is refused;
+//  - SIGHUP after the file's guarantee became 3: "reload ok" and 3 in
+//    /ufab/tenants;
+//  - /ufab/reload with an added VM, a changed weight class, or an invalid
+//    value: refused naming file:line and the field, nothing applied;
+//  - /ufab/path_drain,hB,1 shows drained=1 in /ufab/paths, bad host/path
+//    refused, /ufab/path_undrain clears it;
+// and through all of it nothing is lost: queued stays 10, no drops,
+// conservation holds; SIGTERM then exits 0 after the bounded drain.
+//
+// argv[1]: path of ufab-edge, or empty when DPDK was not found (exit 77).
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/integration/check.hpp"
+#include "tests/integration/edge_common.hpp"
+#include "tests/integration/frames.hpp"
+#include "tests/integration/pcap_io.hpp"
+#include "tests/integration/run_process.hpp"
+
+namespace {
+
+using namespace ufab::itest;
+
+std::string config(const char* guarantee, const char* weight, const char* extra_vm) {
+  char buf[1600];
+  std::snprintf(buf, sizeof(buf), R"(edge:
+  fabric_port: 1
+  ip: 10.0.0.1
+  mac: 02:00:00:00:00:01
+params:
+  flows_per_pair: 1
+tenants:
+  - vni: 100
+    guarantee_gbps: %s
+    weight_class: %s
+  - {vni: 200, guarantee_gbps: 1}
+vms:
+  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 0}
+%shosts:
+  - name: hB
+    ip: 10.0.0.2
+    mac: 02:00:00:00:00:02
+    base_rtt_us: 100
+    paths: [[1], [2]]
+remote_vms:
+  - {name: b1, id: 2, tenant: 100, ip: 192.168.0.2, host: hB}
+)",
+                guarantee, weight, extra_vm);
+  return buf;
+}
+
+bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]).empty()) {
+    std::printf("SKIP: ufab-edge was not built (libdpdk or yaml-cpp not found)\n");
+    return 77;
+  }
+  char tmpl[] = "/tmp/ufab_edge_rc.XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) return 1;
+  const std::string dir = tmpl, prefix = "ufabedgerc" + std::to_string(getpid()), file = dir + "/edge.yaml";
+  write_text(file, config("2", "1", ""));
+  std::vector<Frame> vm_in;
+  for (int i = 0; i < 10; ++i) vm_in.push_back(vm_frame(0xc0a80001, 0xc0a80002, 1000, 400, static_cast<uint8_t>(i)));
+  write_pcap(dir + "/vm_in.pcap", vm_in);
+  write_pcap(dir + "/fab_in.pcap", {});
+
+  std::vector<std::string> cmd = {argv[1]};
+  for (const std::string& s : edge_eal(prefix, "0,1")) cmd.push_back(s);
+  cmd.insert(cmd.end(), {"--vdev", "net_pcap0,rx_pcap=" + dir + "/vm_in.pcap,tx_pcap=" + dir + "/vm_out.pcap",
+                         "--vdev", "net_pcap1,rx_pcap=" + dir + "/fab_in.pcap,tx_pcap=" + dir + "/fab_out.pcap", "--",
+                         "--config", file, "--stats-interval", "0", "--stop-timeout-ms", "200"});
+  const int pid = spawn(cmd, dir + "/out", dir + "/err");
+  ITEST_CHECK(wait_for_text(dir + "/out", "VM-pairs", 20), "the edge did not start: %s", read_file(dir + "/err").c_str());
+  std::string log;
+  const auto ask = [&](const std::string& c) {
+    const std::string r = telemetry(prefix, c);
+    log += c + " -> " + r + "\n";
+    return r;
+  };
+  const auto balanced = [&](const char* when) {
+    const std::string st = ask("/ufab/stats");
+    ITEST_CHECK(json_number(st, "queued") == 10 && json_number(st, "dropped") == 0 && json_number(st, "conserved") == 1,
+                "%s: queued, drops, conservation: %s", when, st.c_str());
+  };
+  for (int i = 0; i < 200 && json_number(telemetry(prefix, "/ufab/stats"), "rx") != 10; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  balanced("start");
+
+  // tenant_set
+  std::string r = ask("/ufab/tenant_set,100,5");
+  ITEST_CHECK(has(r, "\"ok\":1") && has(r, "\"guarantee_gbps\":\"5\""), "tenant_set: %s", r.c_str());
+  r = ask("/ufab/tenant_set,999,1");
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "no tenant with vni 999"), "tenant_set unknown: %s", r.c_str());
+  r = ask("/ufab/tenant_set,100,-2");
+  ITEST_CHECK(has(r, "\"ok\":0"), "tenant_set negative: %s", r.c_str());
+  r = ask("/ufab/tenants");
+  ITEST_CHECK(has(r, "\"tenant100\":{\"vni\":100,\"guarantee_gbps\":\"5\",\"tokens_per_vm\":\"5\""), "tenants: %s", r.c_str());
+  balanced("tenant_set");
+
+  // SIGHUP with a new guarantee
+  write_text(file, config("3", "1", ""));
+  kill(pid, SIGHUP);
+  ITEST_CHECK(wait_for_text(dir + "/out", "ufab-edge reload ok [tenant 100: guarantee_gbps 5 -> 3]", 10), "SIGHUP reload");
+  r = ask("/ufab/tenants");
+  ITEST_CHECK(has(r, "\"guarantee_gbps\":\"3\",\"tokens_per_vm\":\"3\""), "tenants after SIGHUP: %s", r.c_str());
+  balanced("SIGHUP");
+
+  // Refused reloads: nothing applied.
+  write_text(file, config("4", "1", "  - {name: a2, id: 3, tenant: 100, mac: \"02:00:00:00:0a:03\", ip: 192.168.0.3, port: 0}\n"));
+  r = ask("/ufab/reload");
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "edge.yaml:") && has(r, ": vms: changed") && has(r, "nothing applied"),
+              "reload with a new VM: %s", r.c_str());
+  write_text(file, config("4", "2", ""));
+  r = ask("/ufab/reload");
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "tenants[0].weight_class"), "reload with a new weight class: %s", r.c_str());
+  write_text(file, config("-1", "1", ""));
+  r = ask("/ufab/reload");
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "edge.yaml:9:") && has(r, "guarantee_gbps"), "reload with a bad value: %s",
+              r.c_str());
+  r = ask("/ufab/tenants");
+  ITEST_CHECK(has(r, "\"guarantee_gbps\":\"3\""), "refused reloads applied nothing: %s", r.c_str());
+  write_text(file, config("3", "1", ""));
+  r = ask("/ufab/reload");
+  ITEST_CHECK(has(r, "\"ok\":1") && has(r, "\"changes\":[]"), "reload without changes: %s", r.c_str());
+
+  // path drain
+  r = ask("/ufab/path_drain,hB,1");
+  ITEST_CHECK(has(r, "\"ok\":1") && has(r, "\"host\":\"hB\""), "path_drain: %s", r.c_str());
+  r = ask("/ufab/paths");
+  ITEST_CHECK(has(r, "\"path0\":\"udp_src=49152 active_pairs=0 drained=0") &&
+                  has(r, "\"path1\":\"udp_src=49153 active_pairs=0 drained=1"),
+              "paths after drain: %s", r.c_str());
+  r = ask("/ufab/path_drain,hB,2");
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "no path '2'"), "drain of a missing path: %s", r.c_str());
+  r = ask("/ufab/path_drain,hX,0");
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "no host 'hX'"), "drain of a missing host: %s", r.c_str());
+  r = ask("/ufab/path_undrain,0,1");
+  ITEST_CHECK(has(r, "\"ok\":1") && has(ask("/ufab/paths"), "active_pairs=0 drained=0 labels=2"), "undrain: %s", r.c_str());
+  r = ask("/ufab/pair,0");
+  ITEST_CHECK(has(r, "\"state\":\"selecting\"") && has(r, "\"history\":[\"t_ns="), "pair,0: %s", r.c_str());
+  balanced("drain");
+
+  kill(pid, SIGTERM);
+  const RunResult rr = wait_with_deadline(pid, 20);
+  remove_dpdk_runtime(prefix);
+  const std::string out = read_file(dir + "/out");
+  std::printf("%stelemetry:\n%s", out.c_str(), log.c_str());
+  ITEST_CHECK(!rr.timed_out && rr.exit_code == 0, "ufab-edge: exit %d: %s", rr.exit_code, read_file(dir + "/err").c_str());
+  auto f = parse_line(out, "ufab-edge final ");
+  ITEST_CHECK(f["rx"] == 10 && f["queued"] == 10 && f["dropped"] == 0 && f["conserved"] == 1, "final: nothing lost");
+  ITEST_CHECK(has(out, "ufab-edge stop: drained (queued=10), finishing 0 active pairs"), "bounded drain");
+
+  if (ufab::itest::g_failures == 0) {
+    std::filesystem::remove_all(dir);
+    std::printf("PASS: tenant_set, SIGHUP and telemetry reloads, refused reloads, path drain; nothing lost\n");
+    return 0;
+  }
+  std::printf("%d checks failed; files kept in %s\n", ufab::itest::g_failures, dir.c_str());
+  return 1;
+}
