@@ -42,9 +42,12 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
   // before any port is started.
   pipeline::EdgeState state(cfg, pool, n_ports);
   for (uint16_t p = 0; p < n_ports; ++p) {
-    const dpdk::PortInfo info = dpdk::setup_port(p, pool, dpdk::PortConfig{});
+    dpdk::PortConfig port_cfg;
+    port_cfg.xdp_udp_port = cfg.udp_port;  // host mode: what the XDP program steers to us
+    const dpdk::PortInfo info = dpdk::setup_port(p, pool, port_cfg);
     std::printf("ufab-edge port %u %s (%s) link %s, %s\n", p, info.name.c_str(), info.driver.c_str(),
                 info.link_up ? "up" : "down", p == cfg.fabric_port ? "fabric" : "VM side");
+    if (!info.note.empty()) std::fprintf(stderr, "ufab-edge: port %u: %s\n", p, info.note.c_str());
   }
   std::printf("ufab-edge %zu tenants, %zu local VMs, %zu remote VMs, %zu VM-pairs\n", cfg.tenants.size(), cfg.vms.size(),
               cfg.remote_vms.size(), state.pairs.size());
