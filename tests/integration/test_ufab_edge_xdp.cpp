@@ -3,7 +3,9 @@
 // its XDP program; the other end is a "remote host" in a second network
 // namespace (both made and removed by this test). From there the test sends
 // uFAB frames (10 tunnel data frames and a probe), 5 UDP datagrams to
-// another port and 3 ICMP echo requests, all addressed to the edge host.
+// another port and 3 ICMP echo requests, all addressed to the edge host. The
+// tunnel uses UDP port 7400 (not the default 7341), which ufab-edge writes
+// into the program's ufab_cfg map.
 //  1. XDP: the uFAB frames reach ufab-edge (decapsulated to the VM port
 //     unchanged, the probe reflected) and nothing else does (not_ufab = 0);
 //     the kernel gets exactly the rest (/proc/net/snmp: Udp NoPorts +5,
@@ -49,11 +51,13 @@ constexpr uint32_t kA1 = 0xc0a80001, kB1 = 0xc0a80002;
 constexpr uint32_t kHostB = 0x0a000002;  // 10.0.0.2: the peer namespace's address
 constexpr uint32_t kPairIn = 2u << 16 | 1;
 constexpr int kData = 10, kOtherUdp = 5, kEchos = 3;
+constexpr uint16_t kUdpPort = 7400;  // edge.udp_port: ufab-edge writes it into the program's ufab_cfg
 
 const char* kConfig = R"(edge:
   fabric_port: 1
   ip: 10.0.0.99
   mac: 02:00:00:00:01:01
+  udp_port: 7400
 tenants:
   - vni: 100
     guarantee_gbps: 2
@@ -203,6 +207,10 @@ CaseResult run_case(const std::string& edge, const std::string& prog, const std:
     frames.push_back(ufab_frame(kHostB, 100, kPairIn, route({0}), wire::kNextData,
                                 vm_frame(kB1, kA1, 2000, 300 + 10 * static_cast<size_t>(i), 77)));
   frames.push_back(control(kHostB, route({0}), message(wire::MsgType::probe, kPairIn, 128, {1}, 1), 100));
+  for (Frame& fr : frames) {  // the configured tunnel port, not the program's default (7341)
+    fr[36] = kUdpPort >> 8;
+    fr[37] = kUdpPort & 0xff;
+  }
   for (int i = 0; i < kOtherUdp; ++i) frames.push_back(plain_udp(0x0a000063, 9999));
   for (int i = 0; i < kEchos; ++i) frames.push_back(echo_request(static_cast<uint16_t>(i)));
   const int sent = send_in_ns(g_ns_p, "uxb", frames);
