@@ -4,6 +4,7 @@
 // vswitch (virtio-user to an OVS dpdkvhostuserclient port, as QEMU would
 // be). Frames are moved unchanged both ways, in bursts, once every vNIC has
 // link (so a VM does not send into a port the vswitch is still setting up).
+// With UFAB_VMGEN_GO_FILE=PATH it waits for PATH to exist before sending.
 // Runs until SIGINT/SIGTERM, then prints per-port counters and closes the
 // ports (which flushes the capture files).
 //
@@ -11,7 +12,10 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include <unistd.h>
+
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 #include <exception>
@@ -59,6 +63,13 @@ int run(int argc, char** argv) {
     if (all) break;
     nap_us(10000);
   }
+  // A virtio-user port in server mode has link as soon as its client
+  // connected, which can be before the vswitch enabled the queues; with
+  // UFAB_VMGEN_GO_FILE the caller says when the vswitch is ready (bounded: 120 s).
+  std::printf("ufab-vmgen ready\n");
+  std::fflush(stdout);
+  if (const char* go = std::getenv("UFAB_VMGEN_GO_FILE"); go != nullptr)
+    for (int i = 0; i < 12000 && !g_stop && access(go, F_OK) != 0; ++i) nap_us(10000);
   std::printf("ufab-vmgen forwarding on %u VMs\n", n / 2);
   std::fflush(stdout);
 
