@@ -81,10 +81,12 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     dpdk::PortConfig port_cfg;
     const bool one_queue = dev.driver_name != nullptr && std::string_view(dev.driver_name) == "net_memif";
     port_cfg.n_txq = static_cast<uint16_t>(one_queue ? 1 : std::max<size_t>(1, std::min<size_t>(workers, dev.max_tx_queues)));
+    port_cfg.xdp_udp_port = cfg.udp_port;  // host mode: what the XDP program steers to us
     const dpdk::PortInfo info = dpdk::setup_port(p, pool, port_cfg);
     edge.attach_port(p, port_cfg.n_txq);
     std::printf("ufab-edge port %u %s (%s) link %s, %s\n", p, info.name.c_str(), info.driver.c_str(),
                 info.link_up ? "up" : "down", p == cfg.fabric_port ? "fabric" : "VM side");
+    if (!info.note.empty()) std::fprintf(stderr, "ufab-edge: port %u: %s\n", p, info.note.c_str());
   }
   size_t pairs = 0;
   for (const auto& s : edge.shards) pairs += s->pairs.size();

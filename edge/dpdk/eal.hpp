@@ -3,11 +3,17 @@
 #pragma once
 
 #include <span>
+#include <string>
+#include <vector>
 
 namespace ufab::dpdk {
 
 // Owns the EAL: rte_eal_init in the constructor, rte_eal_cleanup in the
-// destructor. Throws std::runtime_error naming rte_errno's text on failure.
+// destructor. The arguments are checked against the machine first
+// (preflight.hpp: hugepages, vhost sockets, AF_XDP with its af_packet
+// fallback); its notes go to stderr. Throws EnvironmentError for what the
+// preflight finds missing, std::runtime_error naming rte_errno's text when
+// rte_eal_init fails.
 class Eal {
  public:
   Eal(int argc, char** argv);
@@ -20,6 +26,8 @@ class Eal {
   std::span<char*> app_args() const { return app_; }
 
  private:
+  std::vector<std::string> args_;  // the (possibly rewritten) command line the EAL parses
+  std::vector<char*> argv_;
   std::span<char*> app_;
 };
 

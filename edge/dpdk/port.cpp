@@ -7,6 +7,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "edge/dpdk/xdp.hpp"
+
 namespace ufab::dpdk {
 
 namespace {
@@ -67,6 +69,13 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
     info.promiscuous = rte_eth_promiscuous_get(port_id) == 1;
   }
   wait_link(port_id, cfg.link_wait_ms, info);
+  if (info.driver == "net_af_xdp" && cfg.xdp_udp_port != 0) {
+    std::string why;
+    if (!set_xdp_steer_port(dev.if_index, cfg.xdp_udp_port, why))
+      info.note = "no uFAB steering on this interface (" + why +
+                  "): every frame goes to the AF_XDP socket; give xdp_prog=<build>/edge/ufab_steer.bpf.o to share it with "
+                  "the kernel";
+  }
   return info;
 }
 

@@ -17,6 +17,10 @@ struct PortConfig {
   uint16_t tx_desc = 1024;
   bool promiscuous = true;  // ignored (reported) when the PMD does not support it
   uint32_t link_wait_ms = 2000;
+  // net_af_xdp only: the outer UDP port the XDP steering program
+  // (edge/xdp/ufab_steer.bpf.o, given with xdp_prog=) sends to the socket;
+  // 0 leaves the program's default (7341).
+  uint16_t xdp_udp_port = 0;
 };
 
 struct PortInfo {
@@ -27,6 +31,7 @@ struct PortInfo {
   uint32_t link_mbps = 0;  // 0 when unknown (virtual devices report what they like)
   bool promiscuous = false;
   uint16_t rx_desc = 0, tx_desc = 0;
+  std::string note;  // what the operator should know about this port (e.g. no XDP steering)
 };
 
 // Configures and starts port_id with every rx queue fed from pool. Throws

@@ -1,0 +1,413 @@
+// The vswitch sidecar (issue 7 item 3): VM → OVS-DPDK → ufab-edge → fabric →
+// ufab-edge → OVS-DPDK → VM, for two tenants. One ovs-vswitchd (started by
+// deploy/sidecar/ufab-sidecar in a temp dir, unix sockets only) holds two
+// bridges, one per host. On each bridge the VMs are dpdkvhostuserclient
+// ports served by ufab-vmgen (virtio-user, server mode, as QEMU would; A's VMs
+// replay pcaps, B's capture what they get), and ufab-edge is reached over
+// one dpdkvhostuserclient port per tenant, served by ufab-edge's virtio-user
+// ports in server mode. The fabric is ufab-core between the two
+// edges' memif ports. Checked:
+//  - every frame reaches the right VM of B unchanged, and nothing else does;
+//  - per tenant: the delivered bytes are exactly what the tenant sent
+//    (hand-computed), on every hop (edge ports, pair bytes with their
+//    encapsulation), and each tenant's pair has its token, i.e. its share
+//    under contention (guarantee / B_u: 2 and 1). There is no bottleneck in
+//    this topology, so the shares themselves are not measured here (the
+//    closed-loop tests do that against the model);
+//  - conservation at every hop: OVS port counters (VM rx = edge-port tx, edge
+//    -port rx = VM tx, no drops), ufab-edge's own (conserved=1, encap/decap
+//    counts) and the OpenFlow rules' packet counts;
+//  - everything started is stopped (OVS through `ufab-sidecar stop`).
+//
+// argv[1]: ufab-edge, argv[2]: ufab-core, argv[3]: deploy/sidecar/ufab-sidecar, argv[4]: ufab-vmgen.
+// Skips (77) when not root, or when openvswitch-switch-dpdk is not installed.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/integration/check.hpp"
+#include "tests/integration/edge_common.hpp"
+#include "tests/integration/frames.hpp"
+#include "tests/integration/pcap_io.hpp"
+#include "tests/integration/run_process.hpp"
+
+namespace {
+
+using namespace ufab::itest;
+
+constexpr uint32_t kVmA = 0xc0a80001, kVmB = 0xc0a80002;
+constexpr int kFrames100 = 48, kFrames200 = 24;
+
+std::string g_sidecar, g_dir;
+std::vector<int> g_pids;
+std::vector<std::string> g_prefixes;
+
+// Stops everything this test started: the DPDK processes, then OVS.
+void stop_all() {
+  for (const int pid : g_pids) kill(pid, SIGTERM);
+  for (const int pid : g_pids) wait_with_deadline(pid, 10);
+  g_pids.clear();
+  if (!g_sidecar.empty()) {
+    const std::string cmd = "UFAB_SIDECAR_DIR=" + g_dir + "/ovs " + g_sidecar + " stop >>" + g_dir + "/sidecar.log 2>&1";
+    if (std::system(cmd.c_str()) != 0) std::printf("ufab-sidecar stop failed (see %s/sidecar.log)\n", g_dir.c_str());
+  }
+  for (const std::string& p : g_prefixes) remove_dpdk_runtime(p);
+}
+
+// meson's timeout sends SIGTERM: stop the children and OVS before dying.
+extern "C" void on_term(int) {
+  for (const int pid : g_pids) kill(pid, SIGKILL);
+  if (fork() == 0) {
+    std::string env = "UFAB_SIDECAR_DIR=" + g_dir + "/ovs";
+    char* envp[] = {env.data(), nullptr};
+    execle(g_sidecar.c_str(), g_sidecar.c_str(), "stop", nullptr, envp);
+    _exit(127);
+  }
+  wait(nullptr);
+  _exit(1);
+}
+
+std::string sh(const std::string& cmd) {
+  std::string out;
+  if (FILE* f = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    while (const size_t n = fread(buf, 1, sizeof(buf), f)) out.append(buf, n);
+    pclose(f);
+  }
+  return out;
+}
+
+std::string vsctl(const std::string& args) {
+  return sh("ovs-vsctl --db=unix:" + g_dir + "/ovs/run/db.sock --timeout=10 " + args + " 2>/dev/null");
+}
+
+// One counter of an OVS interface ("statistics:rx_packets"); -1 when absent.
+long long ovs_stat(const std::string& iface, const std::string& key) {
+  const std::string v = vsctl("get Interface " + iface + " statistics:" + key);
+  return v.empty() ? -1 : std::atoll(v.c_str());
+}
+
+std::string edge_config(const char* me, const char* peer, const char* my_mac, const char* peer_mac, int my_id,
+                        int peer_id, const char* label, const char* vm_ip, const char* peer_vm_ip) {
+  char buf[2048];
+  std::snprintf(buf, sizeof(buf), R"(edge:
+  fabric_port: 2
+  ip: %s
+  mac: "%s"
+params:
+  unit_bw_gbps: 1
+  idle_finish_ms: 20
+tenants:
+  - {vni: 100, guarantee_gbps: 2, weight_class: 1}
+  - {vni: 200, guarantee_gbps: 1, weight_class: 0}
+vms:
+  - {name: t100_%d, id: %d, tenant: 100, mac: "02:00:00:00:0a:01", ip: %s, port: 0}
+  - {name: t200_%d, id: %d, tenant: 200, mac: "02:00:00:00:0a:02", ip: %s, port: 1}
+hosts:
+  - name: peer
+    ip: %s
+    mac: "%s"
+    base_rtt_us: 500
+    paths: [[%s]]
+remote_vms:
+  - {name: t100_%d, id: %d, tenant: 100, ip: %s, host: peer}
+  - {name: t200_%d, id: %d, tenant: 200, ip: %s, host: peer}
+)",
+                me, my_mac, my_id, my_id, vm_ip, my_id + 1, my_id + 1, vm_ip, peer, peer_mac, label, peer_id, peer_id,
+                peer_vm_ip, peer_id + 1, peer_id + 1, peer_vm_ip);
+  return buf;
+}
+
+// The sidecar's configuration: brA and brB, two tenants each; the VM MACs are
+// the destination MACs of the frames (tenant 200's B VM: 02:00:00:00:0c:02).
+std::string sidecar_conf(const std::string& d) {
+  std::string c;
+  for (const char* h : {"A", "B"}) {
+    const std::string H = h;
+    c += "bridge br" + H + "\n";
+    c += "edge e" + H + "100 100 " + d + "/e" + H + "100.sock\n";
+    c += "edge e" + H + "200 200 " + d + "/e" + H + "200.sock\n";
+    const std::string mac100 = H == "A" ? "02:00:00:00:0a:01" : "02:00:00:00:0b:02";
+    const std::string mac200 = H == "A" ? "02:00:00:00:0a:02" : "02:00:00:00:0c:02";
+    for (const auto& [t, mac] : {std::pair{"100", mac100}, std::pair{"200", mac200}})
+      c += "vm vm" + H + t + " " + t + " " + mac + " dpdkvhostuserclient vhost-server-path=" + d + "/v" + H + t + ".sock\n";
+  }
+  return c;
+}
+
+std::vector<std::string> edge_cmd(const std::string& exe, const std::string& prefix, const char* lcore,
+                                  const std::string& d, const std::string& me, const std::string& memif) {
+  std::vector<std::string> c = {exe};
+  for (const std::string& s : edge_eal(prefix, lcore)) c.push_back(s);
+  c.insert(c.end(), {"--vdev", "net_virtio_user0,path=" + d + "/e" + me + "100.sock,server=1,queues=1,queue_size=1024",
+                     "--vdev", "net_virtio_user1,path=" + d + "/e" + me + "200.sock,server=1,queues=1,queue_size=1024",
+                     "--vdev", "net_memif0," + memif, "--", "--config", d + "/" + me + ".yaml", "--stats-interval", "0"});
+  return c;
+}
+
+bool wait_for(const std::string& path, const std::string& needle, int seconds) {
+  for (int i = 0; i < seconds * 50; ++i) {
+    if (read_file(path).find(needle) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+bool same_frames(const std::vector<Frame>& sent, const std::vector<Frame>& got) {
+  if (sent.size() != got.size()) return false;
+  std::map<size_t, const Frame*> by_len;
+  for (const Frame& f : sent) by_len[f.size()] = &f;
+  for (const Frame& f : got) {
+    const auto it = by_len.find(f.size());
+    if (it == by_len.end() || it->second == nullptr || !(*it->second == f)) return false;
+    it->second = nullptr;
+  }
+  return true;
+}
+
+size_t bytes(const std::vector<Frame>& fs) {
+  size_t n = 0;
+  for (const Frame& f : fs) n += f.size();
+  return n;
+}
+
+// n_packets of the rule of `bridge` whose text contains `match`.
+long long flow_packets(const std::string& bridge, const std::string& match) {
+  const std::string dump = sh("ovs-ofctl -O OpenFlow13 --no-names dump-flows unix:" + g_dir + "/ovs/run/" + bridge + ".mgmt 2>/dev/null");
+  size_t at = 0;
+  while ((at = dump.find('\n', at)) != std::string::npos) {
+    const size_t end = dump.find('\n', at + 1);
+    const std::string line = dump.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
+    if (line.find(match + " ") != std::string::npos || line.find(match + ",") != std::string::npos) {
+      const size_t p = line.find("n_packets=");
+      return p == std::string::npos ? -1 : std::atoll(line.c_str() + p + 10);
+    }
+    at = end;
+    if (end == std::string::npos) break;
+  }
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 5 || std::string(argv[1]).empty() || std::string(argv[2]).empty()) {
+    std::printf("SKIP: ufab-edge or ufab-core was not built (libdpdk or yaml-cpp not found)\n");
+    return 77;
+  }
+  if (geteuid() != 0) {
+    std::printf("SKIP: OVS-DPDK needs root (vhost-user sockets, DPDK runtime dir); run the tests as root\n");
+    return 77;
+  }
+  if (access("/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk", X_OK) != 0 || sh("command -v ovsdb-server").empty()) {
+    std::printf("SKIP: OVS-DPDK is not installed: apt-get install openvswitch-switch-dpdk (deploy/ufab build does)\n");
+    return 77;
+  }
+  const std::string edge = argv[1], core = argv[2];
+  g_sidecar = argv[3];
+  char tmpl[] = "/tmp/ufab_sidecar.XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) return 1;
+  g_dir = tmpl;
+  const std::string& d = g_dir;
+  signal(SIGTERM, on_term);
+  signal(SIGINT, on_term);
+  const std::string tag = std::to_string(getpid());
+  const std::string pa = "ufabscA" + tag, pb = "ufabscB" + tag, pc = "ufabscC" + tag, pv = "ufabscV" + tag;
+  g_prefixes = {pa, pb, pc, pv};
+
+  write_text(d + "/A.yaml", edge_config("10.0.0.1", "10.0.0.2", "02:00:00:00:00:01", "02:00:00:00:00:02", 1, 11, "1",
+                                        "192.168.0.1", "192.168.0.2"));
+  write_text(d + "/B.yaml", edge_config("10.0.0.2", "10.0.0.1", "02:00:00:00:00:02", "02:00:00:00:00:01", 11, 1, "0",
+                                        "192.168.0.2", "192.168.0.1"));
+  write_text(d + "/sidecar.conf", sidecar_conf(d));
+  // Tenants reuse the VM addresses (the port names the tenant); tenant 200's
+  // B VM has its own MAC. Every frame of a tenant has its own length.
+  std::vector<Frame> t100, t200;
+  for (int i = 0; i < kFrames100; ++i)
+    t100.push_back(vm_frame(kVmA, kVmB, static_cast<uint16_t>(1000 + i % 3), 600 + 7 * static_cast<size_t>(i), 1));
+  for (int i = 0; i < kFrames200; ++i) {
+    t200.push_back(vm_frame(kVmA, kVmB, static_cast<uint16_t>(2000 + i % 2), 600 + 7 * static_cast<size_t>(i), 2));
+    t200.back()[4] = 0x0c;
+  }
+  // Hand-computed: tenant 100 sends 48 frames of 642 + 7i B (i < 48) =
+  // 48*642 + 7*1128 = 38712 B; tenant 200 sends 24 frames of 642 + 7i B =
+  // 24*642 + 7*276 = 17340 B. (Twice the frames, 2.23x the bytes.)
+  ITEST_CHECK(bytes(t100) == 38712 && bytes(t200) == 17340, "frame sizes: %zu %zu", bytes(t100), bytes(t200));
+  write_pcap(d + "/A100_in.pcap", t100);
+  write_pcap(d + "/A200_in.pcap", t200);
+  write_pcap(d + "/B100_in.pcap", {});
+  write_pcap(d + "/B200_in.pcap", {});
+
+  // ufab-edge's virtio-user ports in server mode wait in the EAL for their
+  // vhost-user client (OVS) to connect, and OVS keeps reconnecting: so OVS
+  // starts first, in the background; `ufab-sidecar start` adds the edge ports
+  // and rules, waits for the edge ports to come up, and only then adds the
+  // VM ports (whose pcaps replay at once). Then edge B, the switch, edge A.
+  const auto t0 = std::chrono::steady_clock::now();
+  const int pid_sc = spawn({"/usr/bin/env", "UFAB_SIDECAR_DIR=" + d + "/ovs", "UFAB_SIDECAR_EDGE_WAIT_S=120", g_sidecar,
+                            "start", d + "/sidecar.conf"},
+                           d + "/sidecar.out", d + "/sidecar.log");
+  g_pids.push_back(pid_sc);
+  ITEST_CHECK(wait_for(d + "/sidecar.log", "DPDK up", 120), "OVS did not start: %s", read_file(d + "/sidecar.log").c_str());
+  const int pid_b = spawn(edge_cmd(edge, pb, "0", d, "B", "role=server,socket=" + d + "/b.sock"), d + "/b.out", d + "/b.err");
+  g_pids.push_back(pid_b);
+  ITEST_CHECK(wait_for(d + "/b.out", "VM-pairs", 60), "edge B did not start: %s", read_file(d + "/b.err").c_str());
+  std::vector<std::string> sw = {core};
+  for (const std::string& s : edge_eal(pc, "1")) sw.push_back(s);
+  sw.insert(sw.end(), {"--vdev", "net_memif0,role=server,socket=" + d + "/a.sock", "--vdev",
+                       "net_memif1,role=client,socket=" + d + "/b.sock", "--", "--stats-interval", "0"});
+  const int pid_c = spawn(sw, d + "/c.out", d + "/c.err");
+  g_pids.push_back(pid_c);
+  ITEST_CHECK(wait_for("/proc/net/unix", d + "/a.sock", 30), "the switch does not listen");
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const int pid_a = spawn(edge_cmd(edge, pa, "1", d, "A", "role=client,socket=" + d + "/a.sock"), d + "/a.out", d + "/a.err");
+  g_pids.push_back(pid_a);
+  ITEST_CHECK(wait_for(d + "/a.out", "VM-pairs", 60), "edge A did not start: %s", read_file(d + "/a.err").c_str());
+  const RunResult rs = wait_with_deadline(pid_sc, 180);
+  g_pids.erase(g_pids.begin());
+  const int rc_start = rs.timed_out ? -1 : rs.exit_code;
+  const auto secs = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("ufab-sidecar start: exit %d, everything up after %lld s\n%s", rc_start, static_cast<long long>(secs),
+              read_file(d + "/sidecar.log").c_str());
+  ITEST_CHECK(rc_start == 0, "ufab-sidecar start failed");
+
+  // The VMs: (net_pcap, virtio-user) pairs, A's two then B's two.
+  std::vector<std::string> vg = {argv[4]};
+  for (const std::string& s : edge_eal(pv, "0")) vg.push_back(s);
+  int k = 0;
+  for (const char* h : {"A100", "A200", "B100", "B200"}) {
+    const std::string H = h;
+    vg.insert(vg.end(), {"--vdev", "net_pcap" + std::to_string(k) + ",rx_pcap=" + d + "/" + H + "_in.pcap,tx_pcap=" + d + "/" +
+                                       H + "_out.pcap",
+                         "--vdev", "net_virtio_user" + std::to_string(k) + ",path=" + d + "/v" + H +
+                                       ".sock,server=1,queues=1,queue_size=1024"});
+    ++k;
+  }
+  vg.insert(vg.begin(), {"/usr/bin/env", "UFAB_VMGEN_GO_FILE=" + d + "/go"});
+  const int pid_v = spawn(vg, d + "/v.out", d + "/v.err");
+  g_pids.insert(g_pids.begin(), pid_v);
+  ITEST_CHECK(wait_for(d + "/v.out", "ready", 90), "ufab-vmgen did not start: %s", read_file(d + "/v.err").c_str());
+  // The VMs send once OVS has enabled both queues of every vhost port (its
+  // log says so per socket): a frame for a port whose queue is not enabled
+  // yet would be dropped by OVS without a counter.
+  for (const char* sock : {"vA100", "vA200", "vB100", "vB200", "eA100", "eA200", "eB100", "eB200"})
+    for (const char* q : {"( tx_qid 0 )", "( rx_qid 0 )"}) {
+      const std::string line = std::string(q) + " of vhost device '" + d + "/" + sock + ".sock' changed to 'enabled'";
+      ITEST_CHECK(wait_for(d + "/ovs/log/ovs-vswitchd.log", line, 60), "OVS did not enable %s of %s.sock", q, sock);
+    }
+  write_text(d + "/go", "");
+  ITEST_CHECK(wait_for(d + "/v.out", "forwarding", 30), "ufab-vmgen does not forward");
+
+  // Delivery: wait (bounded) until B's VM ports sent what A's VMs sent.
+  for (int i = 0; i < 600 && rc_start == 0; ++i) {
+    if (ovs_stat("vmB100", "tx_packets") >= kFrames100 && ovs_stat("vmB200", "tx_packets") >= kFrames200) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // anything extra would show now
+  std::map<std::string, long long> st;
+  for (const char* i : {"vmA100", "vmA200", "eA100", "eA200", "eB100", "eB200", "vmB100", "vmB200"})
+    for (const char* k : {"rx_packets", "tx_packets", "rx_dropped", "tx_dropped"})
+      st[std::string(i) + "." + k] = ovs_stat(i, k);
+  std::map<std::string, long long> fl;
+  for (const char* br : {"brA", "brB"})
+    for (const char* m : {"in_port=1", "in_port=2", "in_port=3", "in_port=4", "priority=0"})
+      fl[std::string(br) + " " + m] = flow_packets(br, m);
+  std::printf("%s", sh("UFAB_SIDECAR_DIR=" + d + "/ovs " + g_sidecar + " status 2>&1").c_str());
+
+  // Stop the VMs first (flushes their capture files), then OVS, the edges and the switch.
+  kill(pid_v, SIGTERM);
+  const RunResult rv = wait_with_deadline(pid_v, 15);
+  g_pids.erase(g_pids.begin());
+  std::vector<int> ovs_pids;
+  for (const char* p : {"ovs-vswitchd", "ovsdb-server"}) ovs_pids.push_back(std::atoi(read_file(d + "/ovs/run/" + p + ".pid").c_str()));
+  const std::string sidecar = g_sidecar;
+  g_sidecar.clear();
+  const int rc_stop = std::system(("UFAB_SIDECAR_DIR=" + d + "/ovs " + sidecar + " stop >>" + d + "/sidecar.log 2>&1").c_str());
+  stop_all();
+  bool ovs_gone = true;
+  for (const int pid : ovs_pids) ovs_gone = ovs_gone && pid > 0 && kill(pid, 0) != 0;
+
+  const std::string out_a = read_file(d + "/a.out"), out_b = read_file(d + "/b.out"), out_v = read_file(d + "/v.out");
+  std::printf("VMs:\n%s", out_v.c_str());
+  ITEST_CHECK(!rv.timed_out && rv.exit_code == 0, "ufab-vmgen failed: %s", read_file(d + "/v.err").c_str());
+  std::printf("edge A:\n%sedge B:\n%sswitch:\n%s", out_a.c_str(), out_b.c_str(), read_file(d + "/c.out").c_str());
+  for (const auto& [k, v] : st) std::printf("ovs %s=%lld\n", k.c_str(), v);
+  for (const auto& [k, v] : fl) std::printf("flow %s n_packets=%lld\n", k.c_str(), v);
+  ITEST_CHECK(rc_stop == 0 && ovs_gone, "ufab-sidecar stop left OVS running (rc %d)", rc_stop);
+
+  // Delivery and per-tenant shares.
+  const std::vector<Frame> got100 = read_pcap(d + "/B100_out.pcap"), got200 = read_pcap(d + "/B200_out.pcap");
+  ITEST_CHECK(same_frames(t100, got100), "tenant 100: %zu of %d frames delivered unchanged to its VM", got100.size(), kFrames100);
+  ITEST_CHECK(same_frames(t200, got200), "tenant 200: %zu of %d frames delivered unchanged to its VM", got200.size(), kFrames200);
+  ITEST_CHECK(bytes(got100) == 38712 && bytes(got200) == 17340, "per-tenant bytes delivered: %zu / %zu (want 38712 / 17340)",
+              bytes(got100), bytes(got200));
+
+  // Conservation through OVS: what a VM sent left on its tenant's edge port
+  // and nowhere else; what an edge port brought went to its VM only.
+  ITEST_CHECK(st["vmA100.rx_packets"] == kFrames100 && st["eA100.tx_packets"] == kFrames100, "OVS A tenant 100: %lld in, %lld to the edge",
+              st["vmA100.rx_packets"], st["eA100.tx_packets"]);
+  ITEST_CHECK(st["vmA200.rx_packets"] == kFrames200 && st["eA200.tx_packets"] == kFrames200, "OVS A tenant 200: %lld in, %lld to the edge",
+              st["vmA200.rx_packets"], st["eA200.tx_packets"]);
+  ITEST_CHECK(st["eB100.rx_packets"] == kFrames100 && st["vmB100.tx_packets"] == kFrames100, "OVS B tenant 100: %lld from the edge, %lld to the VM",
+              st["eB100.rx_packets"], st["vmB100.tx_packets"]);
+  ITEST_CHECK(st["eB200.rx_packets"] == kFrames200 && st["vmB200.tx_packets"] == kFrames200, "OVS B tenant 200: %lld from the edge, %lld to the VM",
+              st["eB200.rx_packets"], st["vmB200.tx_packets"]);
+  long long drops = 0;
+  for (const auto& [k, v] : st)
+    if (k.find("dropped") != std::string::npos) drops += v > 0 ? v : 0;
+  ITEST_CHECK(drops == 0, "OVS dropped %lld frames", drops);
+  // The rules (ports 1, 2 = edges, 3, 4 = VMs): A's VMs hit their rule, B's edge ports theirs, nothing hit the drop rule.
+  ITEST_CHECK(fl["brA in_port=3"] == kFrames100 && fl["brA in_port=4"] == kFrames200 && fl["brB in_port=1"] == kFrames100 &&
+                  fl["brB in_port=2"] == kFrames200 && fl["brA priority=0"] == 0 && fl["brB priority=0"] == 0,
+              "OpenFlow counters");
+
+  // The VMs: A's sent every frame into OVS, B's got them from OVS, none lost in between.
+  auto v = [&](int port, const char* key) { return parse_line(out_v, "ufab-vmgen port=" + std::to_string(port) + " ")[key]; };
+  ITEST_CHECK(v(0, "rx") == kFrames100 && v(1, "tx") == kFrames100 && v(2, "rx") == kFrames200 && v(3, "tx") == kFrames200,
+              "VMs of A sent %llu + %llu", static_cast<unsigned long long>(v(1, "tx")), static_cast<unsigned long long>(v(3, "tx")));
+  ITEST_CHECK(v(5, "rx") == kFrames100 && v(4, "tx") == kFrames100 && v(7, "rx") == kFrames200 && v(6, "tx") == kFrames200,
+              "VMs of B got %llu + %llu", static_cast<unsigned long long>(v(5, "rx")), static_cast<unsigned long long>(v(7, "rx")));
+  ITEST_CHECK(v(1, "rx") == 0 && v(3, "rx") == 0, "nothing came back to A's VMs");
+
+  // Conservation in the edges: A encapsulated every VM frame, B decapsulated them.
+  auto fa = parse_line(out_a, "ufab-edge final "), fb = parse_line(out_b, "ufab-edge final ");
+  ITEST_CHECK(fa["conserved"] == 1 && fa["dropped"] == 0 && fa["queued"] == 0 && fa["encap"] == kFrames100 + kFrames200,
+              "edge A counters");
+  ITEST_CHECK(fb["conserved"] == 1 && fb["dropped"] == 0 && fb["decap"] == kFrames100 + kFrames200, "edge B counters");
+  auto p100 = parse_line(out_a, "ufab-edge pair=0x0001000b "), p200 = parse_line(out_a, "ufab-edge pair=0x0002000c ");
+  ITEST_CHECK(p100["sent"] == p100["acked"] && p200["sent"] == p200["acked"] && p100["probes"] >= 1 && p200["probes"] >= 1,
+              "pairs probed and every byte acked");
+  // Per tenant at the edges: each tenant's port carried exactly its bytes,
+  // its pair sent them plus 54 B of encapsulation per frame (outer 42 + shim
+  // 8 + a one-label route 2 + 2), and its token (its share under contention,
+  // Alg. 1) is guarantee / B_u: 2 for tenant 100, 1 for tenant 200.
+  auto pa0 = parse_line(out_a, "ufab-edge port=0 "), pa1 = parse_line(out_a, "ufab-edge port=1 ");
+  auto pb0 = parse_line(out_b, "ufab-edge port=0 "), pb1 = parse_line(out_b, "ufab-edge port=1 ");
+  ITEST_CHECK(pa0["rx_bytes"] == 38712 && pa1["rx_bytes"] == 17340 && pb0["tx_bytes"] == 38712 && pb1["tx_bytes"] == 17340,
+              "edge ports per tenant: A rx %llu / %llu, B tx %llu / %llu", static_cast<unsigned long long>(pa0["rx_bytes"]),
+              static_cast<unsigned long long>(pa1["rx_bytes"]), static_cast<unsigned long long>(pb0["tx_bytes"]),
+              static_cast<unsigned long long>(pb1["tx_bytes"]));
+  ITEST_CHECK(p100["sent"] == 38712 + 54 * kFrames100 && p200["sent"] == 17340 + 54 * kFrames200,
+              "pair bytes sent: %llu / %llu (want 41304 / 18636)", static_cast<unsigned long long>(p100["sent"]),
+              static_cast<unsigned long long>(p200["sent"]));
+  ITEST_CHECK(p100["token_x1000"] == 2000 && p200["token_x1000"] == 1000, "tokens: %llu / %llu (want 2000 / 1000)",
+              static_cast<unsigned long long>(p100["token_x1000"]), static_cast<unsigned long long>(p200["token_x1000"]));
+
+  if (g_failures == 0) {
+    std::filesystem::remove_all(d);
+    std::printf("PASS: %d + %d frames of two tenants VM -> OVS -> ufab-edge -> ufab-core -> ufab-edge -> OVS -> VM\n",
+                kFrames100, kFrames200);
+    return 0;
+  }
+  std::printf("%d checks failed; files kept in %s\n", g_failures, d.c_str());
+  return 1;
+}
