@@ -54,7 +54,10 @@ install -m 0644 "$ROOT/edge/README.md" "$D/usr/share/doc/ufab/ufab-edge.md"
 deps=()
 MA="$(dpkg-architecture -qDEB_BUILD_MULTIARCH 2>/dev/null || gcc -print-multiarch)"
 for so in $(readelf -d "$D/usr/bin/ufab-edge" "$D/usr/bin/ufab-core" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort -u); do
-  pkg="$(dpkg -S "*/$MA/$so" 2>/dev/null | grep -v -- '-cross' | head -1 | cut -d: -f1)"
+  case "$so" in
+    ld-linux*) pkg=libc6 ;;  # the arm64 loader is NEEDED by name
+    *) pkg="$(dpkg -S "*/$MA/$so" 2>/dev/null | grep -v -- '-cross' | head -1 | cut -d: -f1)" ;;
+  esac
   [ -n "$pkg" ] || die "no Debian package found for $so (install it on this host)"
   deps+=("$pkg")
 done
