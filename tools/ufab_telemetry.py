@@ -16,7 +16,6 @@ import re
 import socket
 
 SOCKET_NAME = "dpdk_telemetry.v2"
-PAGE = 64  # /ufab/pairs answers up to 64 pairs from its FIRST parameter
 
 
 class TelemetryError(Exception):
@@ -210,17 +209,21 @@ class Client:
         return out
 
     def pairs(self, first=0, limit=None):
-        """All pairs from index `first` (paging 64 at a time), at most `limit`."""
+        """All pairs from index `first`, at most `limit`. /ufab/pairs answers up to 64 from
+        FIRST, but DPDK cuts a reply at max_output_len (16 KB), which holds about 59 pairs:
+        the next page starts after the last index received, until a page is empty."""
         out = {}
         while limit is None or len(out) < limit:
             page = normalize(self.call("/ufab/pairs", str(first)))
+            if not page:
+                break
+            last = first - 1
             for k, v in page.items():
                 if limit is not None and len(out) >= limit:
                     break
                 out[k] = v
-            if len(page) < PAGE:
-                break
-            first += PAGE
+                last = max(last, v.get("index", last + 1) if isinstance(v, dict) else last + 1)
+            first = last + 1
         return out
 
     def pair(self, index):
