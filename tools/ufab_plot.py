@@ -124,6 +124,7 @@ def charts(data, title_prefix):
 def render_matplotlib(chart, paths):
     import matplotlib
     matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text in the SVG (searchable, smaller)
     import matplotlib.pyplot as plt
     metric, title, xl, yl, lines = chart
     fig, ax = plt.subplots(figsize=(8, 4.5))
