@@ -4,13 +4,16 @@
   deploy/ufab plot CSV... [--out DIR] [--format svg,png] [--backend auto|matplotlib|gnuplot]
 
 Input, recognized by the header line:
-  demo   time_ms,pair,token,rate_gbps,window_bytes,queue_bytes   (ufab-demo --csv)
-  long   time_s,series,metric,value                               (the generic format)
+  demo     time_ms,pair,token,rate_gbps,window_bytes,queue_bytes   (ufab-demo --csv)
+  traffic  t_s,tenant,tx_bytes,rx_bytes,rx_pkts,tx_mbps,rx_mbps,lat_mean_us,lat_max_us
+                                                                   (ufab-traffic --csv)
+  long     time_s,series,metric,value                               (the generic format)
 In the long format a row is one sample of one metric of one series (a tenant, a VM-pair, a
 link, ...). Every metric becomes one chart with one line per series: over time, except the
 metrics named rtt* or *latency* (or ending in _cdf), which become a CDF of their values.
 The demo's columns become the metrics rate_gbps, window_bytes and token per pair, and
-queue_bytes of the shared link (series "link").
+queue_bytes of the shared link (series "link"); ufab-traffic's become tx_mbps and rx_mbps
+per tenant and lat_mean_us/lat_max_us per tenant over the bins that received frames.
 
 Output: DIR/<csv name>.<metric>.svg and .png (DIR defaults to the CSV's folder). The
 backend is python3-matplotlib when it imports, gnuplot otherwise.
@@ -26,6 +29,7 @@ import tempfile
 
 DEMO = ["time_ms", "pair", "token", "rate_gbps", "window_bytes", "queue_bytes"]
 LONG = ["time_s", "series", "metric", "value"]
+TRAFFIC = ["t_s", "tenant", "tx_bytes", "rx_bytes", "rx_pkts", "tx_mbps", "rx_mbps", "lat_mean_us", "lat_max_us"]
 
 
 class InputError(Exception):
@@ -81,9 +85,23 @@ def read_series(path):
                 if t not in seen_queue:  # one link: the same queue on every pair's row
                     seen_queue.add(t)
                     put("queue_bytes", "link", t, _float(path, n, "queue_bytes", r[col["queue_bytes"]]))
+        elif header == TRAFFIC:
+            for n, r in enumerate(rows, start=2):
+                if not r:
+                    continue
+                if len(r) != len(TRAFFIC):
+                    raise InputError(f"{path}:{n}: expected {len(TRAFFIC)} fields, got {len(r)}")
+                v = dict(zip(TRAFFIC, r))
+                t, tenant = _float(path, n, "t_s", v["t_s"]), f"tenant{v['tenant'].strip()}"
+                for m in ("tx_mbps", "rx_mbps"):
+                    put(m, tenant, t, _float(path, n, m, v[m]))
+                if _float(path, n, "rx_pkts", v["rx_pkts"]) > 0:  # no latency in a bin without frames
+                    for m in ("lat_mean_us", "lat_max_us"):
+                        put(m, tenant, t, _float(path, n, m, v[m]))
         else:
             raise InputError(f"{path}:1: unknown header {','.join(header) or '(empty file)'}; expected "
-                             f"{','.join(DEMO)} (ufab-demo --csv) or {','.join(LONG)} (the long format)")
+                             f"{','.join(DEMO)} (ufab-demo --csv), {','.join(TRAFFIC)} (ufab-traffic --csv) "
+                             f"or {','.join(LONG)} (the long format)")
     if not data:
         raise InputError(f"{path}: no data rows")
     return data

@@ -3,12 +3,13 @@ long-format CSV; every file produced is non-empty with a valid SVG or PNG header
 metric and format; the PNG's size is read from its IHDR; bad input names file:line and field.
 Both back ends are run when present (matplotlib, gnuplot).
 
-argv[1]: ufab-demo (empty when not built: the demo case skips)."""
+argv[1]: ufab-demo, argv[2]: ufab-traffic (empty when not built: their cases skip)."""
 
 import os
 import shutil
 import struct
 import subprocess
+import time
 import unittest
 
 import ops_common as oc
@@ -88,6 +89,66 @@ class Plot(unittest.TestCase):
         self.assertTrue(all(os.path.dirname(f) == d for f in files), "default --out is the CSV's folder")
         self.check_files(files, [f"demo.{m}.{x}" for m in ("rate_gbps", "window_bytes", "token", "queue_bytes")
                                  for x in ("svg", "png")])
+
+    def test_traffic_csv(self):
+        # the header and row format of ufab-traffic --csv (deploy/traffic/tally.cpp)
+        d = oc.tmpdir(self)
+        csv = os.path.join(d, "sink.csv")
+        rows = ["t_s,tenant,tx_bytes,rx_bytes,rx_pkts,tx_mbps,rx_mbps,lat_mean_us,lat_max_us"]
+        for i in range(1, 21):
+            for tenant, mbps in ((100, 200.0), (200, 300.0 if i % 4 else 0.0)):
+                pkts = 0 if mbps == 0 else 100
+                rows.append(f"{i * 0.01:.6f},{tenant},0,{int(mbps * 1e6 * 0.01 / 8)},{pkts},0.000,{mbps:.3f},"
+                            f"{(12.5 + i) if pkts else 0:.2f},{(30 + i) if pkts else 0:.2f}")
+        open(csv, "w").write("\n".join(rows) + "\n")
+        r = self.plot(csv, "--out", d, "--format", "svg")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.check_files(r.stdout.split(), [f"sink.{m}.svg" for m in ("tx_mbps", "rx_mbps", "lat_mean_us", "lat_max_us")])
+        svg = open(os.path.join(d, "sink.rx_mbps.svg")).read()
+        self.assertIn("tenant100", svg)
+        self.assertIn("tenant200", svg)
+
+    def test_traffic_csv_from_ufab_traffic(self):
+        exe = oc.arg(1)
+        if not exe or not os.access(exe, os.X_OK):
+            self.skipTest("ufab-traffic was not built (libdpdk or nlohmann-json not found)")
+        d = oc.tmpdir(self)
+        tag = f"{os.getpid()}"
+        eal = ["--no-huge", "--no-pci", "-m", "256", "--log-level", "error"]
+        sock = f"{d}/m.sock"
+        sink = subprocess.Popen([exe, *eal, "-l", "0", "--file-prefix", "ufopssink" + tag, "--vdev",
+                                 f"net_memif0,role=server,socket={sock}", "--", "sink", "--exit-after-idle-ms", "800",
+                                 "--interval-ms", "50", "--csv", f"{d}/sink.csv"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while sock not in open("/proc/net/unix").read() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.3)  # the sink's port is started after it listens
+            g = subprocess.run([exe, *eal, "-l", "1", "--file-prefix", "ufopsgen" + tag, "--vdev",
+                                f"net_memif0,role=client,socket={sock}", "--", "gen", "--duration-ms", "400",
+                                "--flow", "tenant=100,src=192.168.0.1,dst=192.168.0.2,rate=40M",
+                                "--flow", "tenant=200,src=192.168.0.1,dst=192.168.0.2,rate=80M"],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(g.returncode, 0, g.stderr)
+            _, err = sink.communicate(timeout=60)
+            self.assertEqual(sink.returncode, 0, err)
+        finally:
+            if sink.poll() is None:
+                sink.kill()
+                sink.wait()
+            for base in ("/var/run/dpdk", "/tmp/dpdk"):
+                for p in ("ufopssink" + tag, "ufopsgen" + tag):
+                    shutil.rmtree(os.path.join(base, p), ignore_errors=True)
+        csv = f"{d}/sink.csv"
+        self.assertEqual(open(csv).readline().strip(),
+                         "t_s,tenant,tx_bytes,rx_bytes,rx_pkts,tx_mbps,rx_mbps,lat_mean_us,lat_max_us")
+        r = self.plot(csv, "--format", "svg")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.check_files(r.stdout.split(), [f"sink.{m}.svg" for m in ("tx_mbps", "rx_mbps", "lat_mean_us", "lat_max_us")])
+        svg = open(os.path.join(d, "sink.rx_mbps.svg")).read()
+        self.assertIn("tenant100", svg)
+        self.assertIn("tenant200", svg)
 
     def test_bad_input_names_file_line_field(self):
         d = oc.tmpdir(self)
