@@ -134,6 +134,7 @@ class Client:
         if self.sock is not None:
             self.sock.close()
             self.sock = None
+        self._commands = None  # a restarted ufab-edge may know other commands
 
     def __enter__(self):
         return self.connect()

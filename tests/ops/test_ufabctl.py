@@ -15,7 +15,6 @@ argv[1]: ufab-edge (empty when not built)."""
 
 import json
 import os
-import re
 import socket
 import subprocess
 import sys
