@@ -72,6 +72,20 @@ def parse_path_entry(v):
     return out
 
 
+def parse_sample(v):
+    """A history sample: "t_ns=1,window_bytes=2,rate_bps=3,path=0" (or a dict, as is)."""
+    if isinstance(v, dict):
+        return normalize(v)
+    out = {}
+    for part in str(v).split(","):
+        key, _, val = part.partition("=")
+        try:
+            out[key.strip()] = number(val)
+        except ValueError:
+            out[key.strip()] = val
+    return out
+
+
 def normalize(v):
     """Numeric strings to numbers, recursively; other strings unchanged."""
     if isinstance(v, dict):
@@ -189,8 +203,11 @@ class Client:
             shown = cmd if params is None else f"{cmd},{params}"
             raise TelemetryError(f"{shown}: ufab-edge returned nothing (a bad parameter, or its worker did not "
                                  "answer within 1 s)")
-        if isinstance(v, dict) and v.get("ok") in (False, 0, "false"):
-            raise TelemetryError(f"{cmd}: {v.get('error', 'failed (no error message)')}")
+        if isinstance(v, dict) and v.get("ok") in (False, 0, "0", "false"):
+            # DPDK 22.11 strings hold 127 characters: a long message goes on in error_2, error_3, ...
+            parts = [v.get("error", "")] + [v[k] for k in sorted((k for k in v if re.match(r"^error_\d+$", k)),
+                                                                    key=lambda k: int(k[6:]))]
+            raise TelemetryError(f"{cmd}: {''.join(parts) or 'failed (no error message)'}")
         return v
 
     # The /ufab/* commands, normalized.
@@ -210,25 +227,38 @@ class Client:
         return out
 
     def pairs(self, first=0, limit=None):
-        """All pairs from index `first`, at most `limit`. /ufab/pairs answers up to 64 from
-        FIRST, but DPDK cuts a reply at max_output_len (16 KB), which holds about 59 pairs:
-        the next page starts after the last index received, until a page is empty."""
-        out = {}
+        """All pairs with index >= `first`, at most `limit`. /ufab/pairs,FIRST answers the
+        pairs with index FIRST..FIRST+63, but DPDK cuts a reply at max_output_len (16 KB,
+        about 59 pairs) wherever it is: the next request starts at the smallest index not
+        received yet, until a request brings nothing new."""
+        out, seen = {}, set()
         while limit is None or len(out) < limit:
             page = normalize(self.call("/ufab/pairs", str(first)))
-            if not page:
-                break
-            last = first - 1
+            new = 0
             for k, v in page.items():
+                idx = v.get("index") if isinstance(v, dict) else None
+                if k in out or (idx is not None and idx < first):
+                    continue
                 if limit is not None and len(out) >= limit:
                     break
                 out[k] = v
-                last = max(last, v.get("index", last + 1) if isinstance(v, dict) else last + 1)
-            first = last + 1
+                new += 1
+                if idx is not None:
+                    seen.add(idx)
+            if new == 0:
+                break
+            while first in seen:
+                first += 1
         return out
 
     def pair(self, index):
-        return normalize(self.call("/ufab/pair", str(index)))
+        """One pair; its "history" samples as dicts. DPDK 22.11 nests containers one level,
+        so ufab-edge sends each sample as "t_ns=..,window_bytes=..,rate_bps=..,path=.."."""
+        p = normalize(self.call("/ufab/pair", str(index)))
+        body = next(iter(p.values())) if len(p) == 1 and isinstance(next(iter(p.values())), dict) else p
+        if isinstance(body.get("history"), list):
+            body["history"] = [parse_sample(h) for h in body["history"]]
+        return p
 
     def workers(self):
         return normalize(self.call("/ufab/workers"))

@@ -339,6 +339,32 @@ class FakeSocketFormats(unittest.TestCase):
         rc, _, err = ufabctl(*p, "stats")
         self.assertIn("is not ufab-edge", err)
 
+    def test_history_as_strings_and_long_errors(self):
+        # ufab-edge on DPDK 22.11 sends each sample as one string (containers nest one level)
+        hist = [f"t_ns={1_000_000 * i},window_bytes={3000 + i},rate_bps=2000000000,path={i % 2}" for i in range(3)]
+        long_error = "x" * 127
+        _, p = self.fake({"/ufab/pair,0": {"index": 0, "state": "active", "history": hist},
+                          "/ufab/pair,9": {"ok": 0, "error": long_error, "error_2": "the end"}})
+        rc, out, err = ufabctl(*p, "pair", "0")
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out, r"(?m)^\s*-2\s+3000\s+2\s+0$")
+        self.assertRegex(out, r"(?m)^\s*-1\s+3001\s+2\s+1$")
+        rc, out, _ = ufabctl(*p, "--json", "pair", "0")
+        self.assertEqual(json.loads(out)["history"][2], {"t_ns": 2000000, "window_bytes": 3002, "rate_bps": 2000000000,
+                                                         "path": 0})
+        rc, _, err = ufabctl(*p, "pair", "9")
+        self.assertEqual((rc, err.strip()), (1, f"ufabctl: pair: /ufab/pair: {long_error}the end"))
+
+    def test_pairs_paging_after_a_cut_reply(self):
+        pair = lambda i: (f"pair_{i}", {"index": i, "local": "a", "remote": "b"})  # noqa: E731
+        page0 = dict(pair(i) for i in list(range(0, 40)) + list(range(45, 59)))  # cut at 16 KB: 40-44, 59-63 missing
+        f, p = self.fake({"/ufab/pairs,0": page0, "/ufab/pairs,40": dict(pair(i) for i in range(40, 72)),
+                          "/ufab/pairs,72": {}})
+        rc, out, err = ufabctl(*p, "--json", "pairs")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(sorted(v["index"] for v in json.loads(out).values()), list(range(72)))
+        self.assertEqual([r for r in f.received if r != "/"], ["/ufab/pairs,0", "/ufab/pairs,40", "/ufab/pairs,72"])
+
     def test_workers_table_and_json(self):
         w = {"worker0": {"lcore": 1, "pairs": 40, "rx": 100, "tx": 90, "queued": 10, "busy": "0.25"}}
         _, p = self.fake({"/ufab/workers": w})
