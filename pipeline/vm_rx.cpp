@@ -18,24 +18,29 @@ namespace {
 
 constexpr size_t kEth = 14;
 
-struct FlowTuple {
-  uint32_t src, dst;
-  uint16_t sport, dport;
-  uint32_t proto;
-};
+uint32_t load32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
 
+// The 5-tuple is hashed value by value (rte_hash_crc_4byte takes its input
+// by value). Hashing a struct with rte_hash_crc read it through uint64_t
+// loads, which the compiler may order before the stores to the struct's
+// fields (strict aliasing): the hash then covered stale stack bytes, one
+// flow landed in different flow FIFOs from one burst to the next, and the
+// round robin over them reordered the flow (the per-flow inversions of
+// ufab_edge_round_trip).
 uint32_t flow_of(const uint8_t* d, uint32_t len, uint32_t flows) {
-  FlowTuple t{};
-  std::memcpy(&t.src, d + 26, 4);
-  std::memcpy(&t.dst, d + 30, 4);
-  t.proto = d[23];
+  const uint32_t proto = d[23];
+  uint32_t ports = 0;
   const size_t l4 = kEth + 4 * static_cast<size_t>(d[14] & 0xf);
   const bool first_fragment = (d[20] & 0x1f) == 0 && d[21] == 0;
-  if ((t.proto == 6 || t.proto == 17) && first_fragment && len >= l4 + 4) {
-    std::memcpy(&t.sport, d + l4, 2);
-    std::memcpy(&t.dport, d + l4 + 2, 2);
-  }
-  return rte_hash_crc(&t, sizeof(t), 0) % flows;
+  if ((proto == 6 || proto == 17) && first_fragment && len >= l4 + 4) ports = load32(d + l4);
+  uint32_t h = rte_hash_crc_4byte(load32(d + 26), 0);
+  h = rte_hash_crc_4byte(load32(d + 30), h);
+  h = rte_hash_crc_4byte(ports, h);
+  return rte_hash_crc_4byte(proto, h) % flows;
 }
 
 }  // namespace
