@@ -42,10 +42,12 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
   // before any port is started.
   pipeline::EdgeState state(cfg, pool, n_ports);
   for (uint16_t p = 0; p < n_ports; ++p) {
+    pipeline::negotiate_rx_mark(p);
     const dpdk::PortInfo info = dpdk::setup_port(p, pool, dpdk::PortConfig{});
     std::printf("ufab-edge port %u %s (%s) link %s, %s\n", p, info.name.c_str(), info.driver.c_str(),
                 info.link_up ? "up" : "down", p == cfg.fabric_port ? "fabric" : "VM side");
   }
+  pipeline::install_offload(state);
   std::printf("ufab-edge %zu tenants, %zu local VMs, %zu remote VMs, %zu VM-pairs\n", cfg.tenants.size(), cfg.vms.size(),
               cfg.remote_vms.size(), state.pairs.size());
   std::fflush(stdout);
@@ -61,6 +63,7 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     pipeline::run(state, tel, lc, clock, &g_stop);
   }
   pipeline::print_report(state, clock.now());
+  pipeline::remove_offload(state);
   for (uint16_t p = 0; p < n_ports; ++p) dpdk::close_port(p);
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "control/token_control.hpp"
 #include "control/vm_pair.hpp"
 #include "edge/config.hpp"
+#include "pipeline/flow_offload.hpp"
 #include "pipeline/hash_table.hpp"
 #include "pipeline/stats.hpp"
 #include "pipeline/tx_buffer.hpp"
@@ -97,6 +98,7 @@ class EdgeState {
   std::vector<uint32_t> scratch;
 
   std::vector<TxBuffer> tx;  // per DPDK port
+  FlowOffload offload;       // rte_flow rules per port (pipeline/flow_offload.hpp)
   EdgeStats stats;
 
   // Encapsulation overhead of a pair's frames on path `path` (or path 0).

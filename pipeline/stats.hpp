@@ -46,6 +46,7 @@ struct EdgeStats {
   uint64_t absorbed = 0;         // responses/finish-acks/failures handed to a VmPair
   uint64_t encapsulated = 0, decapsulated = 0, reflected = 0;
   uint64_t token_rounds = 0;
+  uint64_t marked = 0;           // VM frames classified by their rte_flow MARK (no hash lookup)
 
   void drop(uint16_t port, Drop d) { ++ports[port].drops[static_cast<size_t>(d)]; }
   uint64_t rx() const;

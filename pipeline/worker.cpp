@@ -56,6 +56,7 @@ void run(EdgeState& s, Telemetry& tel, const LoopConfig& cfg, const dpdk::TscClo
 void print_report(const EdgeState& s, Nanos now) {
   print_stats(stdout, "final", now, s.stats, s.queued());
   print_port_stats(stdout, s.stats);
+  print_offload(stdout, s.offload, s.stats.marked);
   for (uint32_t p = 0; p < s.pairs.size(); ++p) {
     const VmPair& vp = s.pairs[p];
     const VmPair::Counters& c = vp.counters();
