@@ -48,7 +48,12 @@ void token_round(EdgeState& s) {
 void control_tick(EdgeState& s, Nanos now) {
   token_round(s);
   for (uint32_t p = 0; p < s.pairs.size(); ++p) {
+    // poll() advances the pair's acks by time too (VmPair::advance_acks):
+    // hand those bytes to the scheduler, or its in-flight count stays above
+    // the pair's and the pair stalls under a window it has room in.
+    const uint64_t acked = s.pairs[p].bytes_acked();
     s.pairs[p].poll(now, s.sched.backlog_bytes(p) != 0);
+    if (const uint64_t d = s.pairs[p].bytes_acked() - acked; d != 0) s.sched.on_acked(p, d);
     refresh_window(s, p, now);
     control_tx(s, p, now);
   }

@@ -1,5 +1,6 @@
 #include "pipeline/worker.hpp"
 
+#include <rte_ethdev.h>
 #include <rte_pause.h>
 
 #include <cinttypes>
@@ -57,6 +58,14 @@ void print_report(const EdgeState& s, Nanos now) {
   print_stats(stdout, "final", now, s.stats, s.queued());
   print_port_stats(stdout, s.stats);
   print_offload(stdout, s.offload, s.stats.marked);
+  // What the PMDs counted before a frame reached the edge (no mbuf, ring full).
+  for (uint16_t p = 0; p < s.stats.ports.size(); ++p) {
+    rte_eth_stats es{};
+    if (rte_eth_stats_get(p, &es) == 0)
+      std::printf("ufab-edge pmd port=%u ipackets=%" PRIu64 " imissed=%" PRIu64 " rx_nombuf=%" PRIu64 " ierrors=%" PRIu64
+                  " oerrors=%" PRIu64 "\n",
+                  p, es.ipackets, es.imissed, es.rx_nombuf, es.ierrors, es.oerrors);
+  }
   for (uint32_t p = 0; p < s.pairs.size(); ++p) {
     const VmPair& vp = s.pairs[p];
     const VmPair::Counters& c = vp.counters();
