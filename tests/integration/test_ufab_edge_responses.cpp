@@ -161,6 +161,58 @@ void disable_ipv6(const std::string& ifname) {
   std::ofstream("/proc/sys/net/ipv6/conf/" + ifname + "/disable_ipv6") << "1\n";
 }
 
+// Runs ufab-edge on two taps with `yaml`, sends the 40 VM frames, then
+// reads `n_rounds` rounds (until 200 ms of quiet), answering the last probe
+// of each of the first n_rounds - 1. out: the edge's stdout.
+std::vector<Round> closed_loop(const std::string& edge, const std::string& dir, const std::string& name,
+                               const std::string& yaml, int n_rounds, std::string& out) {
+  const std::string tag = std::to_string(getpid() % 100000) + name, prefix = "ufabresp" + tag;
+  const std::string vm_if = "ufV" + tag, fab_if = "ufF" + tag;
+  write_text(dir + "/" + name + ".yaml", yaml);
+  std::vector<std::string> cmd = {edge};
+  for (const std::string& a : edge_eal(prefix, "0")) cmd.push_back(a);
+  cmd.insert(cmd.end(), {"--vdev", "net_tap0,iface=" + vm_if, "--vdev", "net_tap1,iface=" + fab_if, "--", "--config",
+                         dir + "/" + name + ".yaml", "--stats-interval", "0"});
+  const std::string o = dir + "/" + name + ".out", e = dir + "/" + name + ".err";
+  const int pid = spawn(cmd, o, e);
+  bool started = false;
+  for (int i = 0; i < 750 && !started; ++i) {
+    started = read_file(o).find("VM-pairs") != std::string::npos;
+    if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ITEST_CHECK(started, "%s: ufab-edge did not start: %s", name.c_str(), read_file(e).c_str());
+  disable_ipv6(vm_if);
+  disable_ipv6(fab_if);
+  const int vm = packet_socket(vm_if), fab = packet_socket(fab_if);
+  ITEST_CHECK(vm >= 0 && fab >= 0, "AF_PACKET sockets on %s / %s", vm_if.c_str(), fab_if.c_str());
+  std::vector<Round> rounds;
+  if (started && vm >= 0 && fab >= 0) {
+    read_until_quiet(fab, 50);  // whatever the kernel sent before
+    for (uint64_t i = 0; i < kFrames; ++i)
+      send_frame(vm, vm_frame(kA1, kB1, 1000, 1000 - 42, static_cast<uint8_t>(i)));
+    for (int r = 0; r < n_rounds; ++r) {
+      rounds.push_back(classify(read_until_quiet(fab, 200)));
+      if (r + 1 < n_rounds && !rounds.back().probes.empty()) send_frame(fab, response_to(rounds.back().probes.back()));
+    }
+  }
+  kill(pid, SIGTERM);
+  const RunResult rr = wait_with_deadline(pid, 10);
+  if (vm >= 0) close(vm);
+  if (fab >= 0) close(fab);
+  remove_dpdk_runtime(prefix);
+  out = read_file(o);
+  std::printf("--- %s\n%s", name.c_str(), out.c_str());
+  ITEST_CHECK(!rr.timed_out && rr.exit_code == 0, "%s: ufab-edge failed: %s", name.c_str(), read_file(e).c_str());
+  for (size_t i = 0; i < rounds.size(); ++i) {
+    std::printf("%s round %zu: %llu data frames (%llu B), probes at bytes_sent", name.c_str(), i,
+                static_cast<unsigned long long>(rounds[i].data_frames),
+                static_cast<unsigned long long>(rounds[i].data_bytes));
+    for (const wire::Message& m : rounds[i].probes) std::printf(" %llu", static_cast<unsigned long long>(m.bytes_sent));
+    std::printf("\n");
+  }
+  return rounds;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -176,53 +228,13 @@ int main(int argc, char** argv) {
   ITEST_CHECK(wire::window_to_wire(kWFirst) == 489 && wire::window_to_wire(kWEqn3) == 157 &&
                   wire::tokens_to_wire(0.25) == 16 && kWFirst / kFrame == 29,
               "units");
-  const std::string tag = std::to_string(getpid() % 100000), prefix = "ufabresp" + tag;
-  const std::string vm_if = "ufV" + tag, fab_if = "ufF" + tag;
   char tmpl[] = "/tmp/ufab_edge_resp.XXXXXX";
   if (mkdtemp(tmpl) == nullptr) return 1;
   const std::string dir = tmpl;
-  write_text(dir + "/edge.yaml", kConfig);
-  std::vector<std::string> cmd = {argv[1]};
-  for (const std::string& a : edge_eal(prefix, "0")) cmd.push_back(a);
-  cmd.insert(cmd.end(), {"--vdev", "net_tap0,iface=" + vm_if, "--vdev", "net_tap1,iface=" + fab_if, "--", "--config",
-                         dir + "/edge.yaml", "--stats-interval", "0"});
-  const int pid = spawn(cmd, dir + "/out", dir + "/err");
-  bool started = false;
-  for (int i = 0; i < 750 && !started; ++i) {
-    started = read_file(dir + "/out").find("VM-pairs") != std::string::npos;
-    if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ITEST_CHECK(started, "ufab-edge did not start: %s", read_file(dir + "/err").c_str());
-  disable_ipv6(vm_if);
-  disable_ipv6(fab_if);
-  const int vm = packet_socket(vm_if), fab = packet_socket(fab_if);
-  ITEST_CHECK(vm >= 0 && fab >= 0, "AF_PACKET sockets on %s / %s", vm_if.c_str(), fab_if.c_str());
-
-  std::vector<Round> rounds;
-  if (started && vm >= 0 && fab >= 0) {
-    read_until_quiet(fab, 50);  // whatever the kernel sent before
-    for (uint64_t i = 0; i < kFrames; ++i)
-      send_frame(vm, vm_frame(kA1, kB1, 1000, 1000 - 42, static_cast<uint8_t>(i)));
-    for (int r = 0; r < 3; ++r) {
-      rounds.push_back(classify(read_until_quiet(fab, 200)));
-      if (r < 2 && !rounds.back().probes.empty()) send_frame(fab, response_to(rounds.back().probes.back()));
-    }
-  }
-  kill(pid, SIGTERM);
-  const RunResult rr = wait_with_deadline(pid, 10);
-  if (vm >= 0) close(vm);
-  if (fab >= 0) close(fab);
-  remove_dpdk_runtime(prefix);
-  const std::string out = read_file(dir + "/out");
-  std::printf("%s", out.c_str());
-  ITEST_CHECK(!rr.timed_out && rr.exit_code == 0, "ufab-edge failed: %s", read_file(dir + "/err").c_str());
-
+  std::string out;
+  const std::vector<Round> rounds = closed_loop(argv[1], dir, "eqn3", kConfig, 3, out);
   if (rounds.size() == 3) {
     const Round &r0 = rounds[0], &r1 = rounds[1], &r2 = rounds[2];
-    for (size_t i = 0; i < 3; ++i)
-      std::printf("round %zu: %llu data frames (%llu B), %zu probes\n", i,
-                  static_cast<unsigned long long>(rounds[i].data_frames),
-                  static_cast<unsigned long long>(rounds[i].data_bytes), rounds[i].probes.size());
     // Round 0: w' on the wire, the registering probe.
     ITEST_CHECK(r0.data_frames == 29 && r0.data_bytes == 30566, "round 0: %llu frames, want 29",
                 static_cast<unsigned long long>(r0.data_frames));
@@ -258,6 +270,32 @@ int main(int argc, char** argv) {
     auto f = parse_line(out, "ufab-edge final ");
     ITEST_CHECK(f["conserved"] == 1 && f["absorbed"] == 2 && f["drop.queue_full"] == 0, "final counters");
   }
+
+  // Probe generation (§4.1 scalable probing): L_w = 2108 B (two frames),
+  // burst 1 (the pacer is asked after every frame), the same responses.
+  //  round 0: the registering probe at join, before any data (bytes_sent 0),
+  //           then w' = 29 frames; no other probe (one outstanding);
+  //  round 1: response 0 acks 0 B: inflight 30566 >= 10000, the pair is
+  //           window-blocked and probes at once (bytes_sent 30566), no data;
+  //  round 2: response 1 acks 30566: 9 frames (9486 B) under the window, the
+  //           probe after the first L_w bytes: bytes_sent 30566 + 2108 = 32674;
+  //  round 3: response 2 acks 32674: inflight 7378, 2 frames fit and are the
+  //           last ones, the probe after them: 40052 + 2108 = 42160.
+  // One probe per L_w bytes since the last response, none while one is out.
+  std::string cfg = kConfig;
+  cfg.replace(cfg.find("  flows_per_pair: 1\n"), 19, "  flows_per_pair: 1\n  probe_every_bytes: 2108\n  burst: 1\n");
+  std::string out2;
+  const std::vector<Round> pr = closed_loop(argv[1], dir, "rate", cfg, 4, out2);
+  const uint64_t want_frames[4] = {29, 0, 9, 2}, want_probe[4] = {0, 30566, 32674, 42160};
+  ITEST_CHECK(pr.size() == 4, "rate: %zu rounds", pr.size());
+  for (size_t i = 0; i < pr.size() && i < 4; ++i)
+    ITEST_CHECK(pr[i].data_frames == want_frames[i] && pr[i].probes.size() == 1 &&
+                    pr[i].probes[0].bytes_sent == want_probe[i],
+                "rate round %zu: %llu frames (want %llu), %zu probes, first at %llu (want %llu)", i,
+                static_cast<unsigned long long>(pr[i].data_frames), static_cast<unsigned long long>(want_frames[i]),
+                pr[i].probes.size(), static_cast<unsigned long long>(pr[i].probes.empty() ? 0 : pr[i].probes[0].bytes_sent),
+                static_cast<unsigned long long>(want_probe[i]));
+
   if (itest::g_failures == 0) {
     std::filesystem::remove_all(dir);
     std::printf("PASS: responses moved the window to Eqn 3's 10000 B and the acks to the probes' bytes_sent\n");
