@@ -189,9 +189,9 @@ int main(int argc, char** argv) {
   std::string tel;
   for (const char* cmd : {"/ufab/stats", "/ufab/pairs", "/ufab/tenants", "/ufab/paths"}) tel += telemetry(pb, cmd) + "\n";
   kill(pid_b, SIGTERM);
-  const RunResult rb = wait_with_deadline(pid_b, 10);
+  const RunResult rb = wait_with_deadline(pid_b, 30);
   kill(pid_c, SIGTERM);
-  const RunResult rc = wait_with_deadline(pid_c, 10);
+  const RunResult rc = wait_with_deadline(pid_c, 30);
   for (const std::string& p : {pa, pb, pc}) remove_dpdk_runtime(p);
 
   const std::string out_a = read_file(dir + "/a.out"), out_b = read_file(dir + "/b.out");
@@ -199,7 +199,8 @@ int main(int argc, char** argv) {
               read_file(dir + "/c.out").c_str(), tel.c_str());
   ITEST_CHECK(!ra.timed_out && ra.exit_code == 0, "edge A failed: %s", read_file(dir + "/a.err").c_str());
   ITEST_CHECK(!rb.timed_out && rb.exit_code == 0, "edge B failed: %s", read_file(dir + "/b.err").c_str());
-  ITEST_CHECK(!rc.timed_out && rc.exit_code == 0, "switch failed: %s", read_file(dir + "/c.err").c_str());
+  ITEST_CHECK(!rc.timed_out && rc.exit_code == 0, "switch failed (timed out %d, exit %d): %s", rc.timed_out, rc.exit_code,
+              read_file(dir + "/c.err").c_str());
 
   const std::vector<Frame> got100 = read_pcap(dir + "/B0_out.pcap"), got200 = read_pcap(dir + "/B1_out.pcap");
   const size_t inv100 = flow_inversions(t100, got100), inv200 = flow_inversions(t200, got200);
