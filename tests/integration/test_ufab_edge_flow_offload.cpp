@@ -12,12 +12,15 @@
 //  - install_offload falls back gracefully: the tap port ends in software
 //    classification with its refusals counted (the MARK form at validate,
 //    the QUEUE form at create) and nothing installed; the fabric port too.
+//  - vm_rx on a port in mark mode (net_ring, whose mbufs keep the FDIR flag
+//    and mark the test sets) takes the pair from the mark.
 // Then ufab-edge itself on net_tap prints the same decision per port.
 //
 // argv[1]: ufab-edge. Skips (77) when /dev/net/tun is missing.
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -28,6 +31,7 @@
 #include "edge/dpdk/port.hpp"
 #include "pipeline/edge_state.hpp"
 #include "pipeline/flow_offload.hpp"
+#include "pipeline/stages.hpp"
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
 #include "tests/integration/frames.hpp"
@@ -57,10 +61,63 @@ remote_vms:
   - {name: b3, id: 13, tenant: 200, ip: 192.168.0.2, host: hB}
 )";
 
+// vm_rx on a port in `mark` mode, as if its PMD had installed the rules:
+// net_ring (port 2) hands back the very mbufs sent into it, with the
+// RTE_MBUF_F_RX_FDIR_ID flag and mark the test set, as a NIC would deliver
+// them. A valid mark names the pair without a lookup (even against the
+// frame's addresses, which proves no lookup ran); a frame without a mark,
+// or with a mark beyond the pairs, is looked up by (port, src, dst).
+void mark_path(rte_mempool* pool) {
+  const char* yaml = R"(edge:
+  fabric_port: 1
+  ip: 10.0.0.1
+  mac: 02:00:00:00:00:01
+tenants:
+  - {vni: 100, guarantee_gbps: 2}
+vms:
+  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 2}
+hosts:
+  - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1]]}
+remote_vms:
+  - {name: b1, id: 11, tenant: 100, ip: 192.168.0.2, host: hB}
+  - {name: b2, id: 12, tenant: 100, ip: 192.168.0.3, host: hB}
+)";
+  const edge::EdgeConfig cfg = edge::parse_config(yaml, "mark.yaml");
+  pipeline::EdgeState s(cfg, pool, 3);
+  dpdk::setup_port(2, pool, dpdk::PortConfig{});
+  s.offload.ports.resize(3);
+  s.offload.ports[2].mode = pipeline::OffloadMode::mark;
+  struct In {
+    uint32_t dst;
+    bool marked;
+    uint32_t mark;
+  };
+  const In in[] = {{0xc0a80002, true, 1}, {0xc0a80003, false, 0}, {0xc0a80002, true, 7}};  // -> pairs 1, 1, 0
+  rte_mbuf* pkts[3];
+  for (size_t i = 0; i < 3; ++i) {
+    const Frame f = vm_frame(0xc0a80001, in[i].dst, 1000, 200, static_cast<uint8_t>(i));
+    pkts[i] = rte_pktmbuf_alloc(pool);
+    std::memcpy(rte_pktmbuf_append(pkts[i], static_cast<uint16_t>(f.size())), f.data(), f.size());
+    if (in[i].marked) {
+      pkts[i]->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
+      pkts[i]->hash.fdir.hi = in[i].mark;
+    }
+  }
+  ITEST_CHECK(rte_eth_tx_burst(2, 0, pkts, 3) == 3, "net_ring took the frames");
+  const uint32_t n = pipeline::vm_rx(s, 2, 0);
+  const uint64_t len = 242 + s.encap_bytes(0, 0);
+  ITEST_CHECK(n == 3 && s.stats.marked == 1, "mark path: %u frames, %llu classified by mark", n,
+              static_cast<unsigned long long>(s.stats.marked));
+  ITEST_CHECK(s.sched.backlog_bytes(1) == 2 * len && s.sched.backlog_bytes(0) == len,
+              "pair 1 holds the marked frame and the looked-up one, pair 0 the one with a bad mark (%llu, %llu)",
+              static_cast<unsigned long long>(s.sched.backlog_bytes(1)),
+              static_cast<unsigned long long>(s.sched.backlog_bytes(0)));
+}
+
 void in_process(const std::string& tap, const std::string& prefix) {
   std::vector<std::string> args = edge_eal(prefix, "0");
   args.insert(args.begin(), "test_ufab_edge_flow_offload");
-  args.insert(args.end(), {"--vdev", "net_tap0,iface=" + tap, "--vdev", "net_null0"});
+  args.insert(args.end(), {"--vdev", "net_tap0,iface=" + tap, "--vdev", "net_null0", "--vdev", "net_ring0"});
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -155,7 +212,8 @@ void in_process(const std::string& tap, const std::string& prefix) {
               static_cast<unsigned long long>(s.offload.installed()),
               static_cast<unsigned long long>(s.offload.refused()));
   pipeline::remove_offload(s);
-  for (uint16_t p = 0; p < 2; ++p) dpdk::close_port(p);
+  mark_path(pool);
+  for (uint16_t p = 0; p < 3; ++p) dpdk::close_port(p);
 }
 
 }  // namespace
