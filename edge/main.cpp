@@ -78,6 +78,7 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     // the port's TX ring (tx_buffer.hpp). RX: queue 0, polled by one worker.
     // memif connects only when both ends ask for the same number of rings,
     // so it keeps one queue (its peer, e.g. ufab-core, has one).
+    pipeline::negotiate_rx_mark(p);
     dpdk::PortConfig port_cfg;
     const bool one_queue = dev.driver_name != nullptr && std::string_view(dev.driver_name) == "net_memif";
     port_cfg.n_txq = static_cast<uint16_t>(one_queue ? 1 : std::max<size_t>(1, std::min<size_t>(workers, dev.max_tx_queues)));
@@ -98,6 +99,12 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
       std::printf(" %u(%zu pairs)", edge.layout.worker_lcores[w], edge.shards[w]->pairs.size());
     std::printf("\n");
   }
+  // rte_flow MARK names a pair by its index in one worker's shard: with
+  // several workers classification stays in software (dispatch to the owner).
+  if (edge.shards.size() == 1)
+    pipeline::install_offload(*edge.shards[0]);
+  else
+    std::printf("ufab-edge offload: off with %zu workers (software classification and dispatch)\n", workers);
   std::printf("ufab-edge %zu tenants, %zu local VMs, %zu remote VMs, %zu VM-pairs\n", cfg.tenants.size(), cfg.vms.size(),
               cfg.remote_vms.size(), pairs);
   std::fflush(stdout);
@@ -117,6 +124,7 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     pipeline::run(edge, tel, lc, clock);
   }
   pipeline::print_report(edge, clock.now());
+  if (edge.shards.size() == 1) pipeline::remove_offload(*edge.shards[0]);
   for (uint16_t p = 0; p < n_ports; ++p) dpdk::close_port(p);
   return 0;
 }

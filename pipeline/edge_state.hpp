@@ -19,6 +19,7 @@
 #include "control/token_control.hpp"
 #include "control/vm_pair.hpp"
 #include "edge/config.hpp"
+#include "pipeline/flow_offload.hpp"
 #include "pipeline/hash_table.hpp"
 #include "pipeline/history.hpp"
 #include "pipeline/layout.hpp"
@@ -107,6 +108,7 @@ class EdgeState {
   std::vector<std::vector<uint32_t>> vm_pairs;  // sender pairs per local VM (empty when not ours)
   std::vector<PairHistory> history;             // per pair (/ufab/pair)
 
+  FlowOffload offload;       // rte_flow rules per port (pipeline/flow_offload.hpp); worker 0 with one worker
   EdgeStats stats;
   std::vector<TxBuffer> tx;  // per DPDK port
   rte_ring* rx_ring = nullptr;             // frames dispatched to this worker

@@ -2,6 +2,8 @@
 // worker and ring, the ports, each VM-pair in configuration order, each
 // receiver-side pair, each worker.
 #include <algorithm>
+#include <rte_ethdev.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <utility>
@@ -15,6 +17,15 @@ void print_report(Edge& e, Nanos now) {
   const EdgeTotals t = totals(e);
   print_stats(stdout, "final", now, t.stats, t.queued);
   print_port_stats(stdout, t.stats);
+  if (e.shards.size() == 1) print_offload(stdout, e.shards[0]->offload, t.stats.marked);
+  // What the PMDs counted before a frame reached the edge (no mbuf, ring full).
+  for (uint16_t p = 0; p < t.stats.ports.size(); ++p) {
+    rte_eth_stats es{};
+    if (rte_eth_stats_get(p, &es) == 0)
+      std::printf("ufab-edge pmd port=%u ipackets=%" PRIu64 " imissed=%" PRIu64 " rx_nombuf=%" PRIu64 " ierrors=%" PRIu64
+                  " oerrors=%" PRIu64 "\n",
+                  p, es.ipackets, es.imissed, es.rx_nombuf, es.ierrors, es.oerrors);
+  }
   // Pairs in configuration order, whichever worker owns them.
   std::vector<std::pair<const EdgeState*, uint32_t>> order;
   for (const auto& s : e.shards)

@@ -35,6 +35,7 @@ void EdgeStats::add(const EdgeStats& o) {
   encapsulated += o.encapsulated, decapsulated += o.decapsulated, reflected += o.reflected;
   token_rounds += o.token_rounds;
   handed_off += o.handed_off, taken_over += o.taken_over;
+  marked += o.marked;
 }
 
 uint64_t EdgeStats::rx() const {

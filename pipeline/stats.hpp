@@ -51,6 +51,7 @@ struct EdgeStats {
   // taken from one. Summed over the workers, handed_off - taken_over frames
   // are inside the rings (counted as queued).
   uint64_t handed_off = 0, taken_over = 0;
+  uint64_t marked = 0;           // VM frames classified by their rte_flow MARK (no hash lookup)
 
   void drop(uint16_t port, Drop d) { ++ports[port].drops[static_cast<size_t>(d)]; }
   uint64_t rx() const;

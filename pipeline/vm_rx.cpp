@@ -80,7 +80,25 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
     flows[k] = flow_of(d, len, s.cfg.flows_per_pair);
     cand[k++] = m;
   }
-  s.classify.lookup_bulk(kp, k, pair);
+  if (s.offload.marks(port)) {
+    // rte_flow MARK (pipeline/flow_offload.hpp): the NIC named the pair;
+    // frames without a valid mark are looked up as usual.
+    uint32_t nk = 0, slot[TxBuffer::kCap], found[TxBuffer::kCap];
+    for (uint32_t i = 0; i < k; ++i) {
+      const rte_mbuf* m = cand[i];
+      if ((m->ol_flags & RTE_MBUF_F_RX_FDIR_ID) != 0 && m->hash.fdir.hi < s.pairs.size()) {
+        pair[i] = m->hash.fdir.hi;
+        ++s.stats.marked;
+      } else {
+        kp[nk] = &keys[i];
+        slot[nk++] = i;
+      }
+    }
+    s.classify.lookup_bulk(kp, nk, found);
+    for (uint32_t j = 0; j < nk; ++j) pair[slot[j]] = found[j];
+  } else {
+    s.classify.lookup_bulk(kp, k, pair);
+  }
   uint32_t q = 0;
   for (uint32_t i = 0; i < k; ++i) {
     if (unlikely(pair[i] == HashTable::kMiss)) {

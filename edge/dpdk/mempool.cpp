@@ -4,13 +4,17 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <stdexcept>
 
 namespace ufab::dpdk {
 
 rte_mempool* create_pktmbuf_pool(const PoolConfig& cfg) {
-  rte_mempool* mp = rte_pktmbuf_pool_create(cfg.name.c_str(), cfg.n_mbufs, cfg.cache, 0, cfg.data_room,
+  // The mempool refuses a per-lcore cache above 2/3 of the pool (EINVAL):
+  // a small pool gets a smaller cache instead of no pool.
+  const uint32_t cache = std::min<uint32_t>(cfg.cache, cfg.n_mbufs * 2 / 3);
+  rte_mempool* mp = rte_pktmbuf_pool_create(cfg.name.c_str(), cfg.n_mbufs, cache, 0, cfg.data_room,
                                             static_cast<int>(rte_socket_id()));
   if (mp != nullptr) return mp;
   const int err = rte_errno;

@@ -49,7 +49,7 @@ std::string config(const char* me, const char* peer, const char* my_mac, const c
 params:
   unit_bw_gbps: 1
   idle_finish_ms: 20
-  probe_timeout_rtts: 200   # 100 ms: three processes share two (busy) cores
+  probe_timeout_rtts: 400  # 200 ms: a response delayed by a loaded CI machine is not a loss
 tenants:
   - {vni: 100, guarantee_gbps: 2, weight_class: 1}
   - {vni: 200, guarantee_gbps: 1, weight_class: 0}
@@ -187,9 +187,9 @@ int main(int argc, char** argv) {
   std::string tel;
   for (const char* cmd : {"/ufab/stats", "/ufab/pairs", "/ufab/tenants", "/ufab/paths"}) tel += telemetry(pb, cmd) + "\n";
   kill(pid_b, SIGTERM);
-  const RunResult rb = wait_with_deadline(pid_b, 10);
+  const RunResult rb = wait_with_deadline(pid_b, 30);
   kill(pid_c, SIGTERM);
-  const RunResult rc = wait_with_deadline(pid_c, 10);
+  const RunResult rc = wait_with_deadline(pid_c, 30);
   for (const std::string& p : {pa, pb, pc}) remove_dpdk_runtime(p);
 
   const std::string out_a = read_file(dir + "/a.out"), out_b = read_file(dir + "/b.out");
@@ -197,12 +197,14 @@ int main(int argc, char** argv) {
               read_file(dir + "/c.out").c_str(), tel.c_str());
   ITEST_CHECK(!ra.timed_out && ra.exit_code == 0, "edge A failed: %s", read_file(dir + "/a.err").c_str());
   ITEST_CHECK(!rb.timed_out && rb.exit_code == 0, "edge B failed: %s", read_file(dir + "/b.err").c_str());
-  ITEST_CHECK(!rc.timed_out && rc.exit_code == 0, "switch failed: %s", read_file(dir + "/c.err").c_str());
+  ITEST_CHECK(!rc.timed_out && rc.exit_code == 0, "switch failed (timed out %d, exit %d): %s", rc.timed_out, rc.exit_code,
+              read_file(dir + "/c.err").c_str());
 
   const std::vector<Frame> got100 = read_pcap(dir + "/B0_out.pcap"), got200 = read_pcap(dir + "/B1_out.pcap");
   const size_t inv100 = flow_inversions(t100, got100), inv200 = flow_inversions(t200, got200);
   std::printf("per-flow order inversions: tenant 100 %zu, tenant 200 %zu\n", inv100, inv200);
-  ITEST_CHECK(inv100 == 0 && inv200 == 0, "no flow reordered");
+  ITEST_CHECK(inv100 == 0 && inv200 == 0, "frames of a flow arrived out of order (tenant 100: %zu, tenant 200: %zu)",
+              inv100, inv200);
   ITEST_CHECK(same_frames(t100, got100), "tenant 100: %zu of %zu frames delivered unchanged to port 0", got100.size(), t100.size());
   ITEST_CHECK(same_frames(t200, got200), "tenant 200: %zu of %zu frames delivered unchanged to port 1", got200.size(), t200.size());
 

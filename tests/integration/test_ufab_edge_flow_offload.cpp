@@ -1,0 +1,266 @@
+// rte_flow classification offload of ufab-edge (pipeline/flow_offload.hpp)
+// on net_tap, the one PMD here whose rte_flow_validate checks a rule (the
+// tap PMD translates it to a TC flower filter; this kernel has no flower,
+// so rte_flow_create is refused: feasibility notes §4).
+//
+// In process (EAL with net_tap0 as the VM port, net_null0 as the fabric):
+//  - every VM-pair rule the edge builds for its configuration validates in
+//    its QUEUE form (eth / ipv4 src dst -> owning queue), with and without a
+//    VLAN item; the MARK form's verdict is printed (net_tap has no MARK);
+//  - malformed rules are refused: a queue the port does not have, ipv4
+//    after udp, the control rule's RAW item on a PMD without RAW;
+//  - install_offload falls back gracefully: the tap port ends in software
+//    classification with its refusals counted (the MARK form at validate,
+//    the QUEUE form at create) and nothing installed; the fabric port too.
+//  - vm_rx on a port in mark mode (net_ring, whose mbufs keep the FDIR flag
+//    and mark the test sets) takes the pair from the mark.
+// Then ufab-edge itself on net_tap prints the same decision per port.
+//
+// argv[1]: ufab-edge. Skips (77) when /dev/net/tun is missing.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "edge/config.hpp"
+#include "edge/dpdk/eal.hpp"
+#include "edge/dpdk/mempool.hpp"
+#include "edge/dpdk/port.hpp"
+#include "pipeline/edge_state.hpp"
+#include "pipeline/flow_offload.hpp"
+#include "pipeline/stages.hpp"
+#include "tests/integration/check.hpp"
+#include "tests/integration/edge_common.hpp"
+#include "tests/integration/frames.hpp"
+#include "tests/integration/run_process.hpp"
+
+namespace {
+
+using namespace ufab;
+using namespace ufab::itest;
+
+// Two local VMs of two tenants behind port 0, three remote VMs: 3 pairs.
+const char* kConfig = R"(edge:
+  fabric_port: 1
+  ip: 10.0.0.1
+  mac: 02:00:00:00:00:01
+tenants:
+  - {vni: 100, guarantee_gbps: 2}
+  - {vni: 200, guarantee_gbps: 1}
+vms:
+  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 0}
+  - {name: a2, id: 2, tenant: 200, mac: "02:00:00:00:0a:02", ip: 192.168.0.4, port: 0}
+hosts:
+  - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1]]}
+remote_vms:
+  - {name: b1, id: 11, tenant: 100, ip: 192.168.0.2, host: hB}
+  - {name: b2, id: 12, tenant: 100, ip: 192.168.0.3, host: hB}
+  - {name: b3, id: 13, tenant: 200, ip: 192.168.0.2, host: hB}
+)";
+
+// vm_rx on a port in `mark` mode, as if its PMD had installed the rules:
+// net_ring (port 2) hands back the very mbufs sent into it, with the
+// RTE_MBUF_F_RX_FDIR_ID flag and mark the test set, as a NIC would deliver
+// them. A valid mark names the pair without a lookup (even against the
+// frame's addresses, which proves no lookup ran); a frame without a mark,
+// or with a mark beyond the pairs, is looked up by (port, src, dst).
+void mark_path(rte_mempool* pool) {
+  const char* yaml = R"(edge:
+  fabric_port: 1
+  ip: 10.0.0.1
+  mac: 02:00:00:00:00:01
+tenants:
+  - {vni: 100, guarantee_gbps: 2}
+vms:
+  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 2}
+hosts:
+  - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1]]}
+remote_vms:
+  - {name: b1, id: 11, tenant: 100, ip: 192.168.0.2, host: hB}
+  - {name: b2, id: 12, tenant: 100, ip: 192.168.0.3, host: hB}
+)";
+  const edge::EdgeConfig cfg = edge::parse_config(yaml, "mark.yaml");
+  const pipeline::Layout layout = pipeline::make_layout(cfg, 3, {0}, 0);
+  pipeline::EdgeState s(cfg, pool, 3, layout, 0);
+  dpdk::setup_port(2, pool, dpdk::PortConfig{});
+  s.offload.ports.resize(3);
+  s.offload.ports[2].mode = pipeline::OffloadMode::mark;
+  struct In {
+    uint32_t dst;
+    bool marked;
+    uint32_t mark;
+  };
+  const In in[] = {{0xc0a80002, true, 1}, {0xc0a80003, false, 0}, {0xc0a80002, true, 7}};  // -> pairs 1, 1, 0
+  rte_mbuf* pkts[3];
+  for (size_t i = 0; i < 3; ++i) {
+    const Frame f = vm_frame(0xc0a80001, in[i].dst, 1000, 200, static_cast<uint8_t>(i));
+    pkts[i] = rte_pktmbuf_alloc(pool);
+    std::memcpy(rte_pktmbuf_append(pkts[i], static_cast<uint16_t>(f.size())), f.data(), f.size());
+    if (in[i].marked) {
+      pkts[i]->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
+      pkts[i]->hash.fdir.hi = in[i].mark;
+    }
+  }
+  ITEST_CHECK(rte_eth_tx_burst(2, 0, pkts, 3) == 3, "net_ring took the frames");
+  const uint32_t n = pipeline::poll_port(s, 2, 0);  // RX burst -> vm_frames (classify)
+  const uint64_t len = 242 + s.encap_bytes(0, 0);
+  ITEST_CHECK(n == 3 && s.stats.marked == 1, "mark path: %u frames, %llu classified by mark", n,
+              static_cast<unsigned long long>(s.stats.marked));
+  ITEST_CHECK(s.sched.backlog_bytes(1) == 2 * len && s.sched.backlog_bytes(0) == len,
+              "pair 1 holds the marked frame and the looked-up one, pair 0 the one with a bad mark (%llu, %llu)",
+              static_cast<unsigned long long>(s.sched.backlog_bytes(1)),
+              static_cast<unsigned long long>(s.sched.backlog_bytes(0)));
+}
+
+void in_process(const std::string& tap, const std::string& prefix) {
+  std::vector<std::string> args = edge_eal(prefix, "0");
+  args.insert(args.begin(), "test_ufab_edge_flow_offload");
+  args.insert(args.end(), {"--vdev", "net_tap0,iface=" + tap, "--vdev", "net_null0", "--vdev", "net_ring0"});
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  dpdk::Eal eal(static_cast<int>(args.size()), argv.data());
+
+  const edge::EdgeConfig cfg = edge::parse_config(kConfig, "offload.yaml");
+  dpdk::PoolConfig pc;
+  pc.n_mbufs = 2047;
+  rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
+  const pipeline::Layout layout = pipeline::make_layout(cfg, 2, {0}, 0);
+  pipeline::EdgeState s(cfg, pool, 2, layout, 0);
+  for (uint16_t p = 0; p < 2; ++p) {
+    pipeline::negotiate_rx_mark(p);
+    dpdk::setup_port(p, pool, dpdk::PortConfig{});
+  }
+  ITEST_CHECK(s.pairs.size() == 3, "%zu pairs, want 3 (a1-b1, a1-b2, a2-b3)", s.pairs.size());
+
+  // The edge's own rules, QUEUE form: each validates on the tap port.
+  for (uint32_t p = 0; p < s.pairs.size(); ++p) {
+    const pipeline::PairMeta& pm = s.meta[p];
+    for (const uint16_t vlan : {uint16_t{0}, uint16_t{5}}) {
+      pipeline::FlowRule r;
+      pipeline::build_pair_rule(r, {cfg.vms[pm.local_vm].ip, cfg.remote_vms[pm.remote_vm].ip, vlan, p, 0, false});
+      std::string why;
+      const int rc = pipeline::validate_rule(0, r, &why);
+      ITEST_CHECK(rc == 0, "pair %u (vlan %u): rte_flow_validate refused the QUEUE rule: %s", p, vlan, why.c_str());
+    }
+    pipeline::FlowRule r;
+    pipeline::build_pair_rule(r, {cfg.vms[pm.local_vm].ip, cfg.remote_vms[pm.remote_vm].ip, 0, p, 0, true});
+    std::string why;
+    const int rc = pipeline::validate_rule(0, r, &why);
+    std::printf("pair %u MARK+QUEUE rule on net_tap: %s%s\n", p, rc == 0 ? "validated" : "refused: ", why.c_str());
+  }
+  // What the rules hold: pattern eth / ipv4 (src, dst exact) / end; MARK id =
+  // pair index, then QUEUE.
+  {
+    pipeline::FlowRule r;
+    pipeline::build_pair_rule(r, {0xc0a80001, 0xc0a80002, 0, 2, 0, true});
+    const auto* ip = static_cast<const rte_flow_item_ipv4*>(r.pattern[1].spec);
+    ITEST_CHECK(r.pattern[0].type == RTE_FLOW_ITEM_TYPE_ETH && r.pattern[1].type == RTE_FLOW_ITEM_TYPE_IPV4 &&
+                    r.pattern[2].type == RTE_FLOW_ITEM_TYPE_END && ip->hdr.src_addr == rte_cpu_to_be_32(0xc0a80001) &&
+                    ip->hdr.dst_addr == rte_cpu_to_be_32(0xc0a80002),
+                "pair rule pattern");
+    ITEST_CHECK(r.actions[0].type == RTE_FLOW_ACTION_TYPE_MARK &&
+                    static_cast<const rte_flow_action_mark*>(r.actions[0].conf)->id == 2 &&
+                    r.actions[1].type == RTE_FLOW_ACTION_TYPE_QUEUE && r.actions[2].type == RTE_FLOW_ACTION_TYPE_END,
+                "pair rule actions: MARK 2 / QUEUE / END");
+  }
+
+  // Malformed rules are refused.
+  {
+    pipeline::FlowRule r;
+    pipeline::build_pair_rule(r, {0xc0a80001, 0xc0a80002, 0, 0, 1, false});  // queue 1: the port has one
+    ITEST_CHECK(pipeline::validate_rule(0, r) != 0, "a rule to RX queue 1 of a one-queue port validated");
+  }
+  {
+    pipeline::FlowRule r;
+    pipeline::build_control_rule(r, {0x0a000001, 7341, 0});
+    r.pattern[1].type = RTE_FLOW_ITEM_TYPE_UDP;  // eth / udp / udp: an L4 item after L2
+    r.pattern[1].spec = r.pattern[2].spec;
+    r.pattern[1].mask = r.pattern[2].mask;
+    r.pattern[2].type = RTE_FLOW_ITEM_TYPE_IPV4;  // ipv4 after udp
+    r.pattern[2].spec = &r.ip_spec;
+    r.pattern[2].mask = &r.ip_mask;
+    r.pattern[3].type = RTE_FLOW_ITEM_TYPE_END;
+    ITEST_CHECK(pipeline::validate_rule(0, r) != 0, "eth / udp / ipv4 validated");
+  }
+  {
+    pipeline::FlowRule r;
+    pipeline::build_control_rule(r, {0x0a000001, 7341, 0});
+    std::string why;
+    ITEST_CHECK(pipeline::validate_rule(0, r, &why) != 0, "net_tap validated a RAW item (it has none)");
+    std::printf("control rule (RAW shim type) on net_tap: refused: %s\n", why.c_str());
+  }
+
+  // The start-up path: nothing can be created here, so both ports end in
+  // software classification with the refusals counted.
+  pipeline::install_offload(s);
+  const pipeline::PortOffload& vm = s.offload.ports[0];
+  const pipeline::PortOffload& fab = s.offload.ports[1];
+  ITEST_CHECK(vm.mode == pipeline::OffloadMode::software && !s.offload.marks(0), "tap port: mode %s",
+              pipeline::to_string(vm.mode));
+  ITEST_CHECK(vm.installed == 0 && vm.flows.empty(), "tap port: %u rules left installed", vm.installed);
+  // The QUEUE form validated (3 rules) and its first create was refused;
+  // the MARK form was refused once (at validate, or at create if this tap
+  // has MARK).
+  ITEST_CHECK(vm.validated >= 3 && vm.refused == 2 && !vm.reason.empty(), "tap port: validated=%u refused=%u reason=%s",
+              vm.validated, vm.refused, vm.reason.c_str());
+  ITEST_CHECK(fab.mode == pipeline::OffloadMode::software && fab.installed == 0 && fab.refused == 1,
+              "fabric port (net_null): mode %s installed=%u refused=%u", pipeline::to_string(fab.mode), fab.installed,
+              fab.refused);
+  ITEST_CHECK(s.offload.installed() == 0 && s.offload.refused() == 3, "totals installed=%llu refused=%llu",
+              static_cast<unsigned long long>(s.offload.installed()),
+              static_cast<unsigned long long>(s.offload.refused()));
+  pipeline::remove_offload(s);
+  mark_path(pool);
+  for (uint16_t p = 0; p < 3; ++p) dpdk::close_port(p);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]).empty()) {
+    std::printf("SKIP: ufab-edge was not built (libdpdk or yaml-cpp not found)\n");
+    return 77;
+  }
+  if (!std::filesystem::exists("/dev/net/tun")) {
+    std::printf("SKIP: /dev/net/tun is missing: net_tap (the only PMD here that validates rte_flow rules) cannot run\n");
+    return 77;
+  }
+  const std::string tag = std::to_string(getpid() % 100000);
+  const std::string prefix = "ufabflow" + tag;
+  char tmpl[] = "/tmp/ufab_edge_flow.XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) return 1;
+  const std::string dir = tmpl;
+
+  // ufab-edge on net_tap (before the in-process EAL: one EAL per process).
+  write_text(dir + "/edge.yaml", kConfig);
+  write_pcap(dir + "/empty.pcap", {});
+  std::vector<std::string> cmd = {argv[1]};
+  for (const std::string& a : edge_eal(prefix + "e", "0")) cmd.push_back(a);
+  cmd.insert(cmd.end(), {"--vdev", "net_tap0,iface=uftE" + tag, "--vdev",
+                         "net_pcap0,rx_pcap=" + dir + "/empty.pcap,tx_pcap=" + dir + "/fab.pcap", "--", "--config",
+                         dir + "/edge.yaml", "--exit-after-idle-ms", "300", "--stats-interval", "0"});
+  const RunResult r = run_with_deadline(cmd, dir + "/out", dir + "/err", 30);
+  remove_dpdk_runtime(prefix + "e");
+  const std::string out = read_file(dir + "/out");
+  std::printf("%s", out.c_str());
+  ITEST_CHECK(!r.timed_out && r.exit_code == 0, "ufab-edge failed: %s", read_file(dir + "/err").c_str());
+  auto p0 = parse_line(out, "ufab-edge offload port=0 mode=software ");
+  auto p1 = parse_line(out, "ufab-edge offload port=1 mode=software ");
+  ITEST_CHECK(p0["installed"] == 0 && p0["refused"] == 2 && p0["validated"] >= 3,
+              "ufab-edge: tap port in software with 2 refusals");
+  ITEST_CHECK(p1["installed"] == 0 && p1["refused"] == 1, "ufab-edge: fabric port in software with 1 refusal");
+
+  in_process("uftI" + tag, prefix + "i");
+  remove_dpdk_runtime(prefix + "i");
+  if (itest::g_failures == 0) {
+    std::filesystem::remove_all(dir);
+    std::printf("PASS: rules validated on net_tap, malformed ones refused, creation refused -> software classification\n");
+    return 0;
+  }
+  std::printf("%d checks failed; files kept in %s\n", itest::g_failures, dir.c_str());
+  return 1;
+}
