@@ -124,6 +124,11 @@ class Fabric:
         fwd, back = self.hop_rates_mbps()
         return 2 * h * self.delay_us() + sum(data * 8 / r for r in fwd) + sum(probe * 8 / r for r in back)
 
+    def edge_base_rtt_us(self):
+        """The T the edges are configured with: the base RTT, times
+        scale.edge_rtt_factor (default 1) for experiments."""
+        return self.base_rtt_us() * float(self.sc["scale"].get("edge_rtt_factor", 1))
+
     def one_way_base_us(self):
         """A data frame's one-way base: delay and serialization per hop."""
         h = self.hops()
@@ -200,7 +205,7 @@ class Fabric:
         for p in peers:
             ph = self.hosts[p]
             out += [f"  - name: {p}", f"    ip: {ph.ip}", f"    mac: \"{ph.mac}\"",
-                    f"    base_rtt_us: {self.base_rtt_us():.1f}", "    paths:"]
+                    f"    base_rtt_us: {self.edge_base_rtt_us():.1f}", "    paths:"]
             for k in range(self.n_paths):
                 out.append(f"      - {self.labels(host, p, k)}")
             out.append(f"    reply_path: {self.labels(host, p, self.reply_path_index())}")
