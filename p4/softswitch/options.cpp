@@ -86,7 +86,7 @@ auto parse_list(std::string_view s, F&& one) {
 
 enum Opt : int {
   kPortCaps = 256, kDelayUs, kQueueBytes, kAgingS, kTxShift, kStatsInterval, kBurst, kMbufs,
-  kFakeClock, kExitIdle, kRoute, kDownPorts, kEvent, kT0, kWatchLinks, kQueueLog, kSampleMs, kBurstUs, kHelp,
+  kFakeClock, kExitIdle, kRoute, kDownPorts, kEvent, kT0, kWatchLinks, kQueueLog, kSampleMs, kBurstUs, kLinkWait, kHelp,
 };
 
 }  // namespace
@@ -111,6 +111,7 @@ CoreOptions parse_options(std::span<char*> args) {
       {"queue-log", required_argument, nullptr, kQueueLog},
       {"sample-ms", required_argument, nullptr, kSampleMs},
       {"burst-us", required_argument, nullptr, kBurstUs},
+      {"link-wait-ms", required_argument, nullptr, kLinkWait},
       {"help", no_argument, nullptr, kHelp},
       {nullptr, 0, nullptr, 0},
   };
@@ -152,6 +153,7 @@ CoreOptions parse_options(std::span<char*> args) {
       case kT0: o.t0_ns = parse_u64("--t0-ns", v, 1, UINT64_MAX); break;
       case kWatchLinks: o.watch_links = true; break;
       case kQueueLog: o.queue_log = std::string(v); break;
+      case kLinkWait: o.link_wait_ms = static_cast<uint32_t>(parse_u64("--link-wait-ms", v, 0, 60'000)); break;
       case kBurstUs: o.burst_ns = parse_u64("--burst-us", v, 1, 1'000'000) * kUs; break;
       case kSampleMs: o.sample_ns = parse_u64("--sample-ms", v, 1, 60'000) * kMs; break;
       case kHelp: case 'h': o.help = true; break;
@@ -234,6 +236,8 @@ Options (per-port lists: one value for every port, or one value per port):
   --burst-us N             shaper depth: the burst a port may send back to back
                            after idling, in µs at its rate (at least one 1518 B
                            frame). Default 20.
+  --link-wait-ms N         at start, wait up to N ms per port for its link
+                           (a memif server's peer may come later). Default 2000.
   --sample-ms N            sample interval of --queue-log. Default 10.
   --fake-clock NS          deterministic time: the clock reads k*NS in the k-th
                            poll of the ports instead of the TSC (tests).
