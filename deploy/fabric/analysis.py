@@ -17,6 +17,7 @@ Properties (issue 5; the thresholds are the paper's, never loosened here):
   base_rtt     2 x the fastest one-way latency of a light ping tenant is the
                configured base RTT T within 10%
   probe        probe bytes / data bytes <= 1.3% at L_w = 4 KB
+  no_migration (Fig. 5) the tenants a scenario names never migrate
 """
 
 import csv
@@ -91,12 +92,14 @@ class Analysis:
         return (probes * self.probe_bytes() / sent if sent else 0.0), probes, sent
 
     def migrations(self, vni):
-        n = 0
+        """Migrations of the tenant's pairs; None when telemetry had none of them."""
+        n, seen = 0, False
         for pairs in self.tel.values():
             for p in (pairs or {}).values():
                 if isinstance(p, dict) and int(p.get("vni", -1)) == vni:
                     n += int(p.get("migrations", 0))
-        return n
+                    seen = True
+        return n if seen else None
 
     def tenant_ports(self, vni):
         """(switch, port) of every fabric link this tenant's traffic can cross."""
@@ -203,6 +206,12 @@ class Analysis:
                 self.check("recovery", rec_ms is not None and rec_ms <= bound,
                            None if rec_ms is None else round(rec_ms, 1), round(bound, 1),
                            f"{ev.get('name', 'failure')}: tenant {vni} back at >= 95% of {g} Mb/s (mean over the next 500 ms), ms")
+        # Fig. 5 (Case-2): a newcomer is placed by the guarantees, so the
+        # tenants already satisfied never move (no oscillation).
+        for vni in sc.get("no_migrations", []):
+            n = self.migrations(int(vni))
+            self.check("no_migration", n == 0, n, 0,
+                       f"tenant {vni}: migrations (ufab-edge telemetry; None: telemetry did not answer)")
         ov, probes, sent = self.probe_overhead()
         if sent:
             self.check("probe_overhead", ov <= 0.013, round(100 * ov, 3), 1.3,
@@ -260,7 +269,7 @@ class Analysis:
                            for n, v in r["phases"].items()) or f"mean {r['rx_mbps_mean']:.1f}"
             lat = f"{r['lat_p50_us'] or 0:.0f}/{r['lat_p99_us'] or 0:.0f}"
             print(f"{r['name']:>8} {r['guarantee_mbps']:>6.1f} {ph:<44} {lat:>19} {r['queue_peak_bdp']:>6.2f}B "
-                  f"{r['migrations']:>5} {r['probe_overhead_pct']:>7.3f}", file=out)
+                  f"{'?' if r['migrations'] is None else r['migrations']:>5} {r['probe_overhead_pct']:>7.3f}", file=out)
 
     def plot(self, path, title):
         try:
