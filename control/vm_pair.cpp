@@ -151,12 +151,15 @@ uint64_t VmPair::advance_acks(Nanos now) {
   // before a queue built would otherwise ack too early.
   Nanos est = std::max(p.pacer.last_rtt(), T_ + p.queue_delay);
   if (p.pacer.outstanding() && !p.query && now > p.pacer.sent_at()) est = std::max(est, now - p.pacer.sent_at());
-  if (now < est) return 0;
+  // Bytes poll() moved the mark over are reported here, to the owner.
+  const uint64_t earlier = unreported_acked_;
+  unreported_acked_ = 0;
+  if (now < est) return earlier;
   const uint64_t by = history_.bytes_sent_by(now - est);
-  if (by <= acked_) return 0;
+  if (by <= acked_) return earlier;
   const uint64_t d = by - acked_;
   acked_ = by;
-  return d;
+  return earlier + d;
 }
 
 VmPair::Result VmPair::on_message(const wire::Message& m, Nanos now) {
@@ -356,7 +359,10 @@ void VmPair::rtt_tick(Nanos now, bool backlogged) {
 }
 
 void VmPair::poll(Nanos now, bool backlogged) {
-  advance_acks(now);
+  // Keep what the mark moved by for the owner's next advance_acks(): a
+  // scheduler gating on its own in-flight count must learn these bytes too,
+  // or it stays blocked with the pair's in-flight at 0.
+  unreported_acked_ += advance_acks(now);
   for (size_t i = 0; i < n_paths_; ++i) {
     Path& p = paths_[i];
     if (p.pacer.check_timeout(now)) {  // no response within 8 base RTTs (§4.1)

@@ -72,8 +72,9 @@ class VmPair {
   uint64_t bytes_acked() const { return acked_; }
   void on_data_sent(uint32_t bytes, Nanos now);
   // Moves the acknowledged-byte mark forward (control/sent_history.hpp) and
-  // returns the bytes newly known to have left the network. poll() and
-  // on_message() call it; a dataplane may call it more often.
+  // returns the bytes newly known to have left the network since the last
+  // call from the owner (including what poll() moved the mark over; every
+  // acked byte is returned exactly once, here or in on_message's result).
   uint64_t advance_acks(Nanos now);
 
   // ---- control messages ----
@@ -175,6 +176,7 @@ class VmPair {
   double phi_admitted_ = 1e300;
   uint64_t sent_ = 0, acked_ = 0;
   uint64_t acked_at_tick_ = 0;
+  uint64_t unreported_acked_ = 0;  // acked by poll(), not yet returned by advance_acks()
   SentHistory history_;
   Nanos last_tick_ = 0;
   double rate_Bps_ = 0, eqn3_w_ = 0, r_ = 0;

@@ -34,6 +34,7 @@ class LatencyHist {
     ++counts_[static_cast<size_t>(bucket_of(v))];
     ++n_;
     if (v > max_) max_ = v;
+    if (v < min_) min_ = v;
     sum_ += v;
   }
   void merge(const LatencyHist& o) {
@@ -41,6 +42,7 @@ class LatencyHist {
     n_ += o.n_;
     sum_ += o.sum_;
     if (o.max_ > max_) max_ = o.max_;
+    if (o.min_ < min_) min_ = o.min_;
   }
   // q in [0, 1]: the smallest bucket value with at least q of the samples at or below it; 0 when empty.
   uint64_t percentile(double q) const {
@@ -55,11 +57,12 @@ class LatencyHist {
   }
   uint64_t count() const { return n_; }
   uint64_t max() const { return max_; }
+  uint64_t min() const { return n_ == 0 ? 0 : min_; }
   double mean() const { return n_ == 0 ? 0.0 : static_cast<double>(sum_) / static_cast<double>(n_); }
 
  private:
   std::array<uint64_t, kBuckets> counts_{};
-  uint64_t n_ = 0, max_ = 0, sum_ = 0;
+  uint64_t n_ = 0, max_ = 0, sum_ = 0, min_ = UINT64_MAX;
 };
 
 }  // namespace ufab::traffic

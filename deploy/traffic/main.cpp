@@ -36,7 +36,9 @@ int run(int argc, char** argv) {
   pc.n_mbufs = opt.mbufs;
   rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
   for (uint16_t p = 0; p < n_ports; ++p) {
-    const dpdk::PortInfo info = dpdk::setup_port(p, pool, dpdk::PortConfig{});
+    dpdk::PortConfig port_cfg;
+    port_cfg.link_wait_ms = opt.link_wait_ms;
+    const dpdk::PortInfo info = dpdk::setup_port(p, pool, port_cfg);
     if (!opt.quiet)
       std::printf("ufab-traffic port %u %s (%s) link %s\n", p, info.name.c_str(), info.driver.c_str(),
                   info.link_up ? "up" : "down");

@@ -30,6 +30,7 @@ host measures one-way latency. uFAB-encapsulated frames are looked into.
 --interval-ms N        time-series bin (10)
 --csv FILE             time series: t_s,tenant,tx_bytes,rx_bytes,rx_pkts,lat_mean_us,lat_max_us
 --json FILE            summary (per tenant, per flow, per port)
+--link-wait-ms N       wait up to N ms per port for its link at start (2000)
 --burst N (32)  --mbufs N (8191)  --quiet  --help
 )";
 }
@@ -74,6 +75,7 @@ Options parse_options(std::span<char*> args) {
     else if (a == "--burst") o.burst = static_cast<uint32_t>(num(a, value(), 1, 64));
     else if (a == "--mbufs") o.mbufs = static_cast<uint32_t>(num(a, value(), 511, 1 << 22));
     else if (a == "--quiet") o.quiet = true;
+    else if (a == "--link-wait-ms") o.link_wait_ms = static_cast<uint32_t>(num(a, value(), 0, 60000));
     else throw OptionError("unknown option '" + a + "' (see --help)");
   }
   if (o.gen && o.flows.empty()) throw OptionError("gen needs at least one --flow");

@@ -26,6 +26,7 @@ struct Options {
   uint32_t burst = 32;
   uint32_t mbufs = 8191;
   bool quiet = false;
+  uint32_t link_wait_ms = 2000;  // --link-wait-ms: wait for link up per port at start
 };
 
 Options parse_options(std::span<char*> args);

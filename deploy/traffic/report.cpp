@@ -68,6 +68,7 @@ void write_json(const Engine& e, bool gen, const std::string& path) {
                               {"p99", static_cast<double>(h.percentile(0.99)) / 1e3},
                               {"p999", static_cast<double>(h.percentile(0.999)) / 1e3},
                               {"max", static_cast<double>(h.max()) / 1e3},
+                              {"min", static_cast<double>(h.min()) / 1e3},
                               {"mean", h.mean() / 1e3},
                               {"samples", h.count()}}}});
   }

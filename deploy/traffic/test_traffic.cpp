@@ -151,6 +151,7 @@ TEST(LatencyHist, Percentiles) {
   for (uint64_t v = 1; v <= 1000; ++v) h.add(v * 1000);  // 1 us .. 1 ms
   EXPECT_EQ(h.count(), 1000u);
   EXPECT_EQ(h.max(), 1'000'000u);
+  EXPECT_EQ(h.min(), 1'000u);
   EXPECT_NEAR(static_cast<double>(h.percentile(0.5)), 500'000, 500'000 / 32.0);
   EXPECT_NEAR(static_cast<double>(h.percentile(0.99)), 990'000, 990'000 / 32.0);
   EXPECT_EQ(h.percentile(1.0), 1'000'000u);

@@ -30,6 +30,7 @@ struct PortStats {
   uint64_t tx = 0, tx_bytes = 0;
   uint64_t queue_full = 0;
   uint64_t peak_queue_bytes = 0;
+  uint64_t interval_peak_queue_bytes = 0;  // since the last --queue-log sample
 };
 
 struct CoreStats {

@@ -58,6 +58,7 @@ void Dataplane::ingress_one(rte_mbuf* m, uint16_t in_port, Nanos now) {
   ++stats_.queued;
   PortStats& eps = stats_.ports[d.port];
   eps.peak_queue_bytes = std::max(eps.peak_queue_bytes, e.queue_bytes);
+  eps.interval_peak_queue_bytes = std::max(eps.interval_peak_queue_bytes, e.queue_bytes);
 }
 
 uint32_t Dataplane::receive(uint16_t port, Nanos now) {
@@ -118,15 +119,74 @@ uint32_t Dataplane::poll(Nanos now) {
   return work;
 }
 
+Nanos Dataplane::next_departure(Nanos now) const {
+  Nanos next = UINT64_MAX;
+  for (const EgressPort& e : ports_) {
+    if (!e.line.empty()) next = std::min(next, e.line.front().release > now ? e.line.front().release - now : 0);
+    if (!e.queue.empty() && !e.line.full()) next = std::min(next, e.shaper.ready_in());
+  }
+  return next;
+}
+
+void Dataplane::scenario_step(const LoopConfig& cfg, Nanos now, size_t& next_event, Nanos& next_sample,
+                              Nanos& next_link_check) {
+  while (next_event < cfg.events.size() && now >= cfg.events[next_event].at) {
+    const PortEvent& ev = cfg.events[next_event++];
+    model_.set_port_up(ev.port, ev.up);
+    std::printf("ufab-core event t=%.6fs port=%u %s (--event)\n", static_cast<double>(now) / 1e9, ev.port,
+                ev.up ? "up" : "down");
+    std::fflush(stdout);
+  }
+  if (cfg.watch_links && now >= next_link_check) {
+    next_link_check = now + kMs;
+    for (uint16_t p = 0; p < ports_.size(); ++p) {
+      rte_eth_link link{};
+      if (rte_eth_link_get_nowait(p, &link) != 0) continue;
+      const int8_t up = link.link_status == RTE_ETH_LINK_UP ? 1 : 0;
+      // Follow changes only once the link was up: a peer that has not
+      // connected yet is not a failure.
+      if (link_[p] == 1 && up == 0) {
+        model_.set_port_up(p, false);
+        std::printf("ufab-core event t=%.6fs port=%u down (link lost)\n", static_cast<double>(now) / 1e9, p);
+        std::fflush(stdout);
+      } else if (link_[p] == 0 && up == 1) {
+        model_.set_port_up(p, true);
+        std::printf("ufab-core event t=%.6fs port=%u up (link back)\n", static_cast<double>(now) / 1e9, p);
+        std::fflush(stdout);
+      }
+      if (up == 1 || link_[p] == 1) link_[p] = up;
+    }
+  }
+  if (cfg.sample_ns != 0 && now >= next_sample) {
+    if (last_tx_bytes_.empty()) last_tx_bytes_.assign(ports_.size(), 0);
+    for (uint16_t p = 0; p < ports_.size(); ++p) {
+      PortStats& ps = stats_.ports[p];
+      samples_.push_back({next_sample, p, ps.interval_peak_queue_bytes, ps.tx_bytes - last_tx_bytes_[p]});
+      last_tx_bytes_[p] = ps.tx_bytes;
+      ps.interval_peak_queue_bytes = ports_[p].queue_bytes;
+    }
+    next_sample += cfg.sample_ns;
+    if (next_sample <= now) next_sample = now - now % cfg.sample_ns + cfg.sample_ns;  // skip missed samples
+  }
+}
+
 void Dataplane::run(const LoopConfig& cfg, const dpdk::TscClock& clock, const volatile std::sig_atomic_t* stop) {
   uint64_t polls = 0, idle_polls = 0;
   Nanos last_rx = clock.now();
   Nanos next_stats = last_rx + cfg.stats_interval;
   uint64_t last_rx_count = 0;
+  const bool scenario = !cfg.events.empty() || cfg.watch_links || cfg.sample_ns != 0;
+  size_t next_event = 0;
+  Nanos next_sample = cfg.sample_ns, next_link_check = 0;
+  link_.assign(ports_.size(), -1);
   while (*stop == 0) {
     const Nanos wall = clock.now();
     const Nanos now = cfg.fake_clock_ns != 0 ? ++polls * cfg.fake_clock_ns : wall;
     model_.tick(now);  // aging epoch (§4.2): a sweep only when the epoch advances
+    if (scenario) {
+      const int64_t sc = static_cast<int64_t>(wall) + cfg.scenario_offset;
+      if (sc >= 0) scenario_step(cfg, static_cast<Nanos>(sc), next_event, next_sample, next_link_check);
+    }
     const uint32_t work = poll(now);
     if (const uint64_t rx = stats_.rx(); rx != last_rx_count) {
       last_rx_count = rx;
@@ -142,13 +202,24 @@ void Dataplane::run(const LoopConfig& cfg, const dpdk::TscClock& clock, const vo
       continue;
     }
     // Idle: spin briefly, then yield the core so several switches and edges
-    // can share two cores. Sleep only with empty queues, so a shaped or
-    // delayed frame is never held back by a sleep.
-    if (++idle_polls < 256 || stats_.queued != 0) {
+    // can share two cores. With frames queued (behind the shaper or in the
+    // delay line) sleep only until the first can leave, and only when that
+    // is more than 20 us away (a late wake-up within the shaper's depth
+    // costs no capacity; run with a small timer slack, see README).
+    if (++idle_polls < 256) {
       rte_pause();
-    } else {
-      const timespec ts{0, 50'000};
+      continue;
+    }
+    Nanos nap = 50'000;
+    if (stats_.queued != 0) {
+      const Nanos wait = cfg.fake_clock_ns != 0 ? 0 : next_departure(now);
+      nap = wait == UINT64_MAX ? 0 : std::min<Nanos>(wait, 50'000);
+    }
+    if (nap > 20'000) {
+      const timespec ts{0, static_cast<long>(nap)};
       nanosleep(&ts, nullptr);
+    } else {
+      rte_pause();
     }
   }
   print_stats(stdout, "final", clock.now(), stats_, model_);

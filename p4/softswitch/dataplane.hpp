@@ -14,6 +14,7 @@
 #include "p4/model/switch_model.hpp"
 #include "p4/softswitch/counters.hpp"
 #include "p4/softswitch/egress_port.hpp"
+#include "p4/softswitch/options.hpp"
 
 struct rte_mbuf;
 
@@ -24,6 +25,20 @@ struct LoopConfig {
   Nanos fake_clock_ns = 0;     // >0: the k-th poll runs at k * fake_clock_ns
   Nanos stats_interval = kSec; // 0: no periodic line
   Nanos exit_after_idle = 0;   // 0: until stop is set
+  // Scenario time = TSC-clock time + scenario_offset (aligns --t0-ns, CLOCK_MONOTONIC).
+  int64_t scenario_offset = 0;
+  std::vector<PortEvent> events;  // sorted by time; applied once each
+  bool watch_links = false;
+  Nanos sample_ns = 0;            // >0: record a QueueSample per port every sample_ns
+};
+
+// One sample of one port (--queue-log): the deepest the egress queue was and
+// the bytes sent in the interval ending at t (scenario time).
+struct QueueSample {
+  Nanos t = 0;
+  uint16_t port = 0;
+  uint64_t queue_peak_bytes = 0;
+  uint64_t tx_bytes = 0;
 };
 
 class Dataplane {
@@ -42,18 +57,27 @@ class Dataplane {
   void flush();
 
   const CoreStats& stats() const { return stats_; }
+  const std::vector<QueueSample>& samples() const { return samples_; }
 
  private:
   uint32_t receive(uint16_t port, Nanos now);
   void ingress_one(rte_mbuf* m, uint16_t in_port, Nanos now);
   void dequeue(uint16_t port, Nanos now);
   uint32_t transmit(uint16_t port, Nanos now);
+  // ns until a queued frame may leave its queue or delay line (UINT64_MAX: none queued).
+  Nanos next_departure(Nanos now) const;
+  // Timed port events, link-status following and queue samples (scenario time).
+  void scenario_step(const LoopConfig& cfg, Nanos scenario_now, size_t& next_event, Nanos& next_sample,
+                     Nanos& next_link_check);
 
   swmodel::SwitchModel& model_;
   std::vector<EgressPort>& ports_;
   uint16_t burst_;
   std::vector<uint8_t> frame_;  // per-lcore copy of the frame the model's ingress rewrites
   CoreStats stats_;
+  std::vector<QueueSample> samples_;
+  std::vector<uint64_t> last_tx_bytes_;
+  std::vector<int8_t> link_;  // last link status seen: -1 unknown, 0 down, 1 up
 };
 
 }  // namespace ufab::core

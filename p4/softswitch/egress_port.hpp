@@ -27,8 +27,8 @@ struct DelayedPkt {
 };
 
 struct EgressPort {
-  EgressPort(uint64_t bps, Nanos delay_ns, uint64_t limit_bytes, size_t max_pkts)
-      : shaper(bps), delay(delay_ns), limit(limit_bytes), queue(max_pkts), line(max_pkts) {}
+  EgressPort(uint64_t bps, Nanos delay_ns, uint64_t limit_bytes, size_t max_pkts, Nanos burst_ns = 20 * kUs)
+      : shaper(bps, 0, burst_ns), delay(delay_ns), limit(limit_bytes), queue(max_pkts), line(max_pkts) {}
 
   // False (nothing queued) when the frame would take the queue past its limit.
   bool enqueue(rte_mbuf* m, uint32_t len, uint16_t in_port) {

@@ -7,7 +7,9 @@
 // main: init (EAL, options, pool, ports), config (model, queues), the loop.
 #include <rte_ethdev.h>
 
+#include <algorithm>
 #include <csignal>
+#include <ctime>
 #include <cstdio>
 #include <exception>
 #include <vector>
@@ -22,6 +24,20 @@
 #include "probe/units.hpp"
 
 namespace {
+
+void write_queue_log(const std::string& path, const std::vector<ufab::core::QueueSample>& samples, ufab::Nanos interval) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "ufab-core: --queue-log: cannot write %s\n", path.c_str());
+    return;
+  }
+  std::fprintf(f, "t_s,port,queue_peak_bytes,tx_bytes,tx_mbps\n");
+  for (const ufab::core::QueueSample& q : samples)
+    std::fprintf(f, "%.6f,%u,%llu,%llu,%.3f\n", static_cast<double>(q.t) / 1e9, q.port,
+                 static_cast<unsigned long long>(q.queue_peak_bytes), static_cast<unsigned long long>(q.tx_bytes),
+                 static_cast<double>(q.tx_bytes) * 8e3 / static_cast<double>(interval));
+  std::fclose(f);
+}
 
 volatile std::sig_atomic_t g_stop = 0;
 extern "C" void on_signal(int) { g_stop = 1; }
@@ -56,7 +72,9 @@ int run(int argc, char** argv) {
   pc.n_mbufs = opt.mbufs;
   rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
   for (uint16_t p = 0; p < n_ports; ++p) {
-    const dpdk::PortInfo info = dpdk::setup_port(p, pool, dpdk::PortConfig{});
+    dpdk::PortConfig port_cfg;
+    port_cfg.link_wait_ms = opt.link_wait_ms;
+    const dpdk::PortInfo info = dpdk::setup_port(p, pool, port_cfg);
     std::printf("ufab-core port %u %s (%s) link %s, capacity %.3g Gb/s, delay %llu us, queue %llu B\n", p,
                 info.name.c_str(), info.driver.c_str(), info.link_up ? "up" : "down",
                 static_cast<double>(core::per_port(opt.port_caps_bps, p)) / 1e9,
@@ -71,7 +89,7 @@ int run(int argc, char** argv) {
   ports.reserve(n_ports);
   for (uint16_t p = 0; p < n_ports; ++p)
     ports.emplace_back(core::per_port(opt.port_caps_bps, p), core::per_port(opt.delay_ns, p),
-                       core::per_port(opt.queue_bytes, p), opt.mbufs);
+                       core::per_port(opt.queue_bytes, p), opt.mbufs, opt.burst_ns);
 
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
@@ -81,7 +99,19 @@ int run(int argc, char** argv) {
   lc.fake_clock_ns = opt.fake_clock_ns;
   lc.stats_interval = static_cast<Nanos>(opt.stats_interval_s * 1e9);
   lc.exit_after_idle = opt.exit_after_idle_ms * kMs;
-  dp.run(lc, dpdk::TscClock(), &g_stop);
+  lc.events = opt.events;
+  std::sort(lc.events.begin(), lc.events.end(), [](const core::PortEvent& a, const core::PortEvent& b) { return a.at < b.at; });
+  lc.watch_links = opt.watch_links;
+  lc.sample_ns = opt.queue_log.empty() ? 0 : opt.sample_ns;
+  const dpdk::TscClock clock;
+  if (opt.t0_ns != 0) {  // scenario time = monotonic - t0 = clock + (mono0 - clock0 - t0)
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    const auto mono = static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+    lc.scenario_offset = mono - static_cast<int64_t>(clock.now()) - static_cast<int64_t>(opt.t0_ns);
+  }
+  dp.run(lc, clock, &g_stop);
+  if (!opt.queue_log.empty()) write_queue_log(opt.queue_log, dp.samples(), opt.sample_ns);
   dp.flush();
   for (uint16_t p = 0; p < n_ports; ++p) dpdk::close_port(p);
   return 0;

@@ -69,6 +69,14 @@ HostRoute parse_route(std::string_view s) {
   return r;
 }
 
+// MS:PORT:down|up
+PortEvent parse_event(std::string_view s) {
+  const auto parts = split(s, ':');
+  if (parts.size() != 3 || (parts[2] != "down" && parts[2] != "up")) bad("--event", s, "must be MS:PORT:down|up");
+  return PortEvent{parse_u64("--event", parts[0], 0, 86'400'000) * kMs,
+                   static_cast<uint16_t>(parse_u64("--event", parts[1], 0, 255)), parts[2] == "up"};
+}
+
 template <typename F>
 auto parse_list(std::string_view s, F&& one) {
   std::vector<decltype(one(s))> out;
@@ -78,7 +86,7 @@ auto parse_list(std::string_view s, F&& one) {
 
 enum Opt : int {
   kPortCaps = 256, kDelayUs, kQueueBytes, kAgingS, kTxShift, kStatsInterval, kBurst, kMbufs,
-  kFakeClock, kExitIdle, kRoute, kDownPorts, kHelp,
+  kFakeClock, kExitIdle, kRoute, kDownPorts, kEvent, kT0, kWatchLinks, kQueueLog, kSampleMs, kBurstUs, kLinkWait, kHelp,
 };
 
 }  // namespace
@@ -97,6 +105,13 @@ CoreOptions parse_options(std::span<char*> args) {
       {"exit-after-idle-ms", required_argument, nullptr, kExitIdle},
       {"route", required_argument, nullptr, kRoute},
       {"down-ports", required_argument, nullptr, kDownPorts},
+      {"event", required_argument, nullptr, kEvent},
+      {"t0-ns", required_argument, nullptr, kT0},
+      {"watch-links", no_argument, nullptr, kWatchLinks},
+      {"queue-log", required_argument, nullptr, kQueueLog},
+      {"sample-ms", required_argument, nullptr, kSampleMs},
+      {"burst-us", required_argument, nullptr, kBurstUs},
+      {"link-wait-ms", required_argument, nullptr, kLinkWait},
       {"help", no_argument, nullptr, kHelp},
       {nullptr, 0, nullptr, 0},
   };
@@ -134,6 +149,13 @@ CoreOptions parse_options(std::span<char*> args) {
       case kDownPorts:
         o.down_ports = parse_list(v, [](std::string_view s) { return static_cast<uint16_t>(parse_u64("--down-ports", s, 0, 255)); });
         break;
+      case kEvent: o.events.push_back(parse_event(v)); break;
+      case kT0: o.t0_ns = parse_u64("--t0-ns", v, 1, UINT64_MAX); break;
+      case kWatchLinks: o.watch_links = true; break;
+      case kQueueLog: o.queue_log = std::string(v); break;
+      case kLinkWait: o.link_wait_ms = static_cast<uint32_t>(parse_u64("--link-wait-ms", v, 0, 60'000)); break;
+      case kBurstUs: o.burst_ns = parse_u64("--burst-us", v, 1, 1'000'000) * kUs; break;
+      case kSampleMs: o.sample_ns = parse_u64("--sample-ms", v, 1, 60'000) * kMs; break;
       case kHelp: case 'h': o.help = true; break;
       case ':': throw OptionError(std::string(args[static_cast<size_t>(optind) - 1]) + ": needs a value");
       default: throw OptionError(std::string("unknown option '") + args[static_cast<size_t>(optind) - 1] + "' (see --help)");
@@ -166,6 +188,10 @@ void validate_for_ports(const CoreOptions& o, uint16_t n_ports) {
     if (p >= n_ports)
       throw OptionError("--down-ports: port " + std::to_string(p) + " does not exist (" + std::to_string(n_ports) +
                         " ports)");
+  for (const PortEvent& e : o.events)
+    if (e.port >= n_ports)
+      throw OptionError("--event: port " + std::to_string(e.port) + " does not exist (" + std::to_string(n_ports) +
+                        " ports)");
   if (n_ports > 256) throw OptionError("ufab-core handles at most 256 ports (a hop record's port is 8 bits)");
 }
 
@@ -196,6 +222,23 @@ Options (per-port lists: one value for every port, or one value per port):
                            probes routed to one become failure notices back to
                            their sender (App. G), other traffic is dropped
                            (port_down).
+  --event MS:PORT:down|up  at scenario time MS, mark PORT down (or up again)
+                           as --down-ports does; repeatable.
+  --t0-ns N                scenario time 0 as CLOCK_MONOTONIC ns, for --event
+                           and --queue-log (default: start of the loop).
+  --watch-links            follow each port's link status (every 1 ms): a port
+                           whose link goes down (e.g. the memif peer, a
+                           neighbour switch, died) is marked down in the
+                           switch, and up again when the link returns.
+  --queue-log FILE         at exit, write per port and sample: the peak queue
+                           bytes and the bytes sent (CSV t_s,port,queue_peak_bytes,
+                           tx_bytes,tx_mbps).
+  --burst-us N             shaper depth: the burst a port may send back to back
+                           after idling, in µs at its rate (at least one 1518 B
+                           frame). Default 20.
+  --link-wait-ms N         at start, wait up to N ms per port for its link
+                           (a memif server's peer may come later). Default 2000.
+  --sample-ms N            sample interval of --queue-log. Default 10.
   --fake-clock NS          deterministic time: the clock reads k*NS in the k-th
                            poll of the ports instead of the TSC (tests).
   --exit-after-idle-ms N   exit when nothing arrived for N ms and every queue is

@@ -17,6 +17,14 @@ struct HostRoute {
   std::vector<uint16_t> ports;  // ECMP set (p4/model/l3_table.hpp)
 };
 
+// A port going down or up at a scenario time (a link or switch failure the
+// neighbour detects, App. G).
+struct PortEvent {
+  Nanos at = 0;  // ns since t0
+  uint16_t port = 0;
+  bool up = false;
+};
+
 struct CoreOptions {
   // Per-port values: one entry applies to every port, otherwise one per port.
   std::vector<uint64_t> port_caps_bps{10'000'000'000ull};  // shaped capacity C'_l, bit/s
@@ -31,6 +39,13 @@ struct CoreOptions {
   uint64_t exit_after_idle_ms = 0;                          // 0: run until SIGINT/SIGTERM
   std::vector<HostRoute> routes;                            // L3 routes for non-uFAB traffic
   std::vector<uint16_t> down_ports;                         // set down in the model (failure notices)
+  std::vector<PortEvent> events;                            // --event: timed port down/up (scenario time)
+  uint64_t t0_ns = 0;                                       // --t0-ns: scenario time 0 (CLOCK_MONOTONIC); 0: start
+  bool watch_links = false;                                 // --watch-links: follow the PMD's link status
+  std::string queue_log;                                    // --queue-log FILE: per-port queue/tx samples (CSV)
+  Nanos sample_ns = 10 * kMs;
+  Nanos burst_ns = 20 * kUs;
+  uint32_t link_wait_ms = 2000;                             // --link-wait-ms: wait for link up per port at start                                // --burst-us: shaper depth at the line rate                               // --sample-ms
   bool help = false;
 };
 

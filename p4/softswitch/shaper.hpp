@@ -15,9 +15,10 @@ class Shaper {
  public:
   // depth: the largest burst the port may send back to back after idling,
   // at least one 1518 B frame and otherwise 20 µs at the line rate.
-  explicit Shaper(uint64_t bps, Nanos start = 0) : bps_(bps), last_(start) {
+  // depth_ns: the burst allowance in time at the line rate (--burst-us).
+  explicit Shaper(uint64_t bps, Nanos start = 0, Nanos depth_ns = 20 * kUs) : bps_(bps), last_(start) {
     const int64_t min_depth = int64_t{1518} * 8 * kNanobitsPerBit;
-    depth_ = std::max<int64_t>(min_depth, static_cast<int64_t>(bps_) * static_cast<int64_t>(20 * kUs));
+    depth_ = std::max<int64_t>(min_depth, static_cast<int64_t>(bps_) * static_cast<int64_t>(depth_ns));
     max_idle_ns_ = static_cast<uint64_t>(depth_) / bps_ + 1;
     credit_ = depth_;
   }
@@ -29,6 +30,8 @@ class Shaper {
     refill(now);
     return credit_ > 0;
   }
+  // ns until ready() turns true (0 when it is); call after ready(now).
+  Nanos ready_in() const { return credit_ > 0 ? 0 : static_cast<Nanos>(-credit_) / bps_ + 1; }
   void pay(uint32_t frame_bytes) { credit_ -= int64_t{frame_bytes} * 8 * kNanobitsPerBit; }
   uint64_t bps() const { return bps_; }
 

@@ -389,3 +389,28 @@ TEST(VmPair, FinishNowFinishesAnActivePairUntilEveryHopAcks) {
   EXPECT_TRUE(p.on_message(finish_ack(m, 0b10), 5 * kUs + 9 * kT).accepted);
   EXPECT_FALSE(p.finish_pending());
 }
+
+// Every acknowledged byte reaches the owner exactly once, also when poll()
+// moved the mark: the edge's scheduler keeps its own in-flight count from
+// these reports, and a byte acked only inside poll() left it blocked forever
+// with the pair's in-flight at 0 (found by the emulated fabric, issue 5).
+TEST(VmPair, AcksMovedByPollAreReportedToTheOwner) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  wire::Message m;
+  int path;
+  ASSERT_TRUE(join_and_probe(p, m, path));
+  uint64_t reported = p.on_message(respond(m, {{2, 8000, 0, 0}, {2, 8000, 0, 0}}), 20 * kUs).acked_bytes;
+  ASSERT_EQ(p.state(), VmPair::State::active);
+  for (Nanos t : {30 * kUs, 31 * kUs, 32 * kUs}) p.on_data_sent(1000, t);
+  EXPECT_EQ(p.inflight(), 3000u);
+  // One RTT estimate (max(sample 20 us, T + 0 queue) = 24 us) later all 3000
+  // bytes are known delivered; poll() moves the mark ...
+  p.poll(200 * kUs, false);
+  EXPECT_EQ(p.inflight(), 0u);
+  // ... and the owner still learns the 3000 bytes, once.
+  reported += p.advance_acks(201 * kUs);
+  EXPECT_EQ(reported, 3000u);
+  EXPECT_EQ(p.advance_acks(202 * kUs), 0u);
+  EXPECT_EQ(p.bytes_acked(), 3000u);
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""deploy/ufab demo: the emulated fabric, end to end on one machine.
+
+Runs a scenario (deploy/fabric/scenarios/NAME.yaml) with real processes:
+ufab-core software switches, ufab-edge hosts and ufab-traffic VMs over memif,
+links shaped to a capacity with a delay. Prints per tenant the guaranteed vs
+achieved bandwidth, one-way latency p50/p99, queue peak in BDPs, migrations
+and probe overhead; writes a time series CSV, a plot and (--json) a summary;
+with --check exits 1 when a property of the paper does not hold.
+"""
+
+import argparse
+import copy
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from analysis import Analysis  # noqa: E402
+from runner import Run  # noqa: E402
+from topology import Fabric  # noqa: E402
+
+
+def load_scenario(name):
+    path = name if name.endswith(".yaml") else os.path.join(HERE, "scenarios", name + ".yaml")
+    if not os.path.exists(path):
+        avail = sorted(f[:-5] for f in os.listdir(os.path.join(HERE, "scenarios"))
+                       if f.endswith(".yaml") and not f.startswith("_"))
+        raise SystemExit(f"ufab demo: no scenario '{name}' (available: {', '.join(avail)})")
+    with open(path) as f:
+        try:
+            sc = yaml.safe_load(f)
+        except yaml.YAMLError as e:
+            raise SystemExit(f"ufab demo: {path}: {e}")
+    with open(os.path.join(HERE, "scenarios", "_scale.yaml")) as f:
+        scale = yaml.safe_load(f)
+    scale.update(sc.get("scale") or {})
+    sc["scale"] = scale
+    return sc
+
+
+def reduce(sc):
+    """CI length: the scenario's `reduced` block overrides times (phases,
+    events, flows are given again there when they change)."""
+    red = sc.get("reduced")
+    if not red:
+        return sc
+    out = copy.deepcopy(sc)
+    for k, v in red.items():
+        out[k] = v
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scenario", default="default")
+    ap.add_argument("--build", default=os.environ.get("UFAB_BUILD", os.path.join(HERE, "..", "..", "build")))
+    ap.add_argument("--json", help="write the summary here")
+    ap.add_argument("--csv", help="time series (per tenant rate per sample); default: <out>/timeseries.csv")
+    ap.add_argument("--plot", help="plot of per-tenant rate over time (PNG or SVG); default: <out>/rates.png")
+    ap.add_argument("--out", help="directory for the outputs (default: ./ufab-demo-<scenario>)")
+    ap.add_argument("--reduced", action="store_true", help="the scenario's reduced (CI) length")
+    ap.add_argument("--check", action="store_true", help="exit 1 when a property does not hold")
+    ap.add_argument("--keep", action="store_true", help="keep the run directory (process logs, configs)")
+    ap.add_argument("--startup-budget", type=float, default=8.0, help="seconds for the processes to come up")
+    a = ap.parse_args()
+
+    sc = load_scenario(a.scenario)
+    if a.reduced:
+        sc = reduce(sc)
+    bins = {"core": f"{a.build}/p4/softswitch/ufab-core", "edge": f"{a.build}/pipeline/ufab-edge",
+            "traffic": f"{a.build}/deploy/traffic/ufab-traffic"}
+    missing = [b for b in bins.values() if not os.path.exists(b)]
+    if missing:
+        print(f"SKIP: not built: {' '.join(missing)} (needs libdpdk, yaml-cpp, nlohmann-json)")
+        return 77
+    out_dir = a.out or os.path.abspath(f"ufab-demo-{sc['name']}")
+    os.makedirs(out_dir, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="ufab_fabric.")
+    fab = Fabric(sc, work)
+    print(f"scenario {sc['name']}: {sc.get('title', '')}")
+    print(f"  scale: links {fab.link_mbps()} Mb/s, {fab.delay_us():.0f} us per link, base RTT T = "
+          f"{fab.base_rtt_us():.0f} us, BDP = {fab.bdp_bytes() / 1000:.1f} KB, B_u = {sc['scale']['unit_mbps']} Mb/s "
+          f"(paper: 10 Gb/s, T = 24 us: rates / {10000 / fab.link_mbps():.0f}, times x {fab.base_rtt_us() / 24:.0f})")
+    print(f"  recovery bound {1.0 + 15 * fab.base_rtt_us() / 1000 + 2 * float(sc['scale']['sample_ms']):.0f} ms "
+          f"(1 ms + 15 T + 2 bins, see analysis.py)")
+    n_proc = 3 + (fab.n_paths if fab.cores else 0) + len(fab.hosts)
+    print(f"  processes: {n_proc} (switches S0 S1{' + cores' if fab.cores else ''}, edges "
+          f"{' '.join(fab.hosts)}, ufab-traffic); duration {sc['duration_ms']} ms", flush=True)
+    run = Run(fab, bins, work, budget_s=a.startup_budget)
+    t_start = time.monotonic()
+    ok = True
+    try:
+        run.start()
+        print(f"  up in {run.startup_s:.1f} s; running", flush=True)
+        run.play()
+    except Exception as e:  # noqa: BLE001
+        print(f"ufab demo: {e}", file=sys.stderr)
+        ok = False
+    finally:
+        run.stop()
+    if not ok:
+        for name, p in run.procs.items():
+            err = p.errtext().strip()
+            if err:
+                print(f"--- {name} stderr:\n{err[-1500:]}", file=sys.stderr)
+        print(f"run directory kept: {work}", file=sys.stderr)
+        return 1
+    switches = ["S0", "S1"] + ([f"C{k}" for k in range(fab.n_paths)] if fab.cores else [])
+    edges = {h: run.procs[h].text() for h in fab.hosts}
+    an = Analysis(fab, work, switches, edges, run.pairs)
+    checks = an.run_checks()
+    rows = an.tenant_rows()
+    print()
+    an.print_table(rows, sys.stdout)
+    print()
+    for c in checks:
+        print(f"  {'ok  ' if c['ok'] else 'FAIL'} {c['check']:<15} measured {c['measured']} "
+              f"(bound {c['bound']}): {c['what']}")
+    csv_path = a.csv or os.path.join(out_dir, "timeseries.csv")
+    shutil.copy(f"{work}/traffic.csv", csv_path)
+    plot_path = a.plot or os.path.join(out_dir, "rates.png")
+    plotted = an.plot(plot_path, f"{sc['name']}: {sc.get('title', '')}")
+    print(f"\ntime series: {csv_path}\nplot: {plot_path if plotted else '(matplotlib missing: no plot)'}")
+    summary = {"scenario": sc["name"], "title": sc.get("title"), "reduced": a.reduced,
+               "scale": {"link_mbps": fab.link_mbps(), "link_delay_us": fab.delay_us(),
+                         "base_rtt_us": round(fab.base_rtt_us(), 1), "bdp_bytes": round(fab.bdp_bytes()),
+                         "one_way_base_us": round(fab.one_way_base_us(), 1), **sc["scale"]},
+               "startup_s": round(run.startup_s, 2), "wall_s": round(time.monotonic() - t_start, 2),
+               "tenants": rows, "checks": checks,
+               "recovery_bound_ms": round(an.recovery_bound_ms(), 1)}
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(summary, f, indent=2)
+        print(f"summary: {a.json}")
+    failed = [c for c in checks if not c["ok"]]
+    if a.keep or failed:
+        print(f"run directory: {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    if a.check and failed:
+        print(f"{len(failed)} of {len(checks)} checks failed")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
