@@ -261,8 +261,11 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(n2));
     auto p = parse_line(out, "ufab-edge pair=0x0001000b ");
     const uint64_t sent = s1 + r2.data_bytes;
-    ITEST_CHECK(p["window"] == kWEqn3 && p["acked"] == b1 && p["sent"] == sent && p["responses"] == 2 &&
-                    p["token_x1000"] == 250,
+    // SIGTERM finishes the pair (graceful stop, pipeline/stop.cpp): the
+    // report shows it idle with window 0 and one finish sent; Eqn 3's window
+    // showed in round 1's frame count above.
+    ITEST_CHECK(p["window"] == 0 && p["state"] == 2 && p["finishes"] == 1 && p["acked"] == b1 && p["sent"] == sent &&
+                    p["responses"] == 2 && p["token_x1000"] == 250,
                 "final pair: window %llu acked %llu (want %llu) sent %llu (want %llu) responses %llu",
                 static_cast<unsigned long long>(p["window"]), static_cast<unsigned long long>(p["acked"]),
                 static_cast<unsigned long long>(b1), static_cast<unsigned long long>(p["sent"]),
