@@ -151,11 +151,13 @@ void each(const Where& w, const YAML::Node& root, const char* key, F&& f) {
 }
 
 void load_edge(const Where& w, const YAML::Node& e, EdgeConfig& c) {
-  w.only_keys(e, "edge", {"fabric_port", "ip", "mac", "udp_port"});
+  w.only_keys(e, "edge", {"fabric_port", "ip", "mac", "udp_port", "fabric_rate_mbps"});
   c.fabric_port = static_cast<uint16_t>(u64(w, w.need(e, "fabric_port", "edge"), "edge.fabric_port", 0, 1023));
   c.ip = ipv4(w, w.need(e, "ip", "edge"), "edge.ip");
   c.mac = mac(w, w.need(e, "mac", "edge"), "edge.mac");
   if (e["udp_port"]) c.udp_port = static_cast<uint16_t>(u64(w, e["udp_port"], "edge.udp_port", 1, 65535));
+  if (e["fabric_rate_mbps"])
+    c.fabric_rate_mbps = static_cast<uint32_t>(u64(w, e["fabric_rate_mbps"], "edge.fabric_rate_mbps", 0, 1600000));
 }
 
 void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {

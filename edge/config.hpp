@@ -57,6 +57,7 @@ struct EdgeConfig {
   uint32_t ip = 0;
   Mac mac{};
   uint16_t udp_port = 7341;
+  uint32_t fabric_rate_mbps = 0;      // pace data to the fabric at the NIC rate (0: as fast as the port takes it)
   // parameters
   EdgeParams params;
   uint64_t token_period_ns = 32'000;  // Alg. 1 period (§5.1: 32 us)

@@ -58,6 +58,12 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       host_by_ip(unique("host"), static_cast<uint32_t>(c.hosts.size()), sizeof(uint32_t)),
       incoming_tbl(unique("in"), c.max_incoming, sizeof(IncomingKey)),
       gate_(std::make_unique<HostMigrationGate>(c.params.freeze_max_rtts, c.seed + w)) {
+  // Each worker paces its share of the NIC rate; the bucket holds two
+  // full-size frames or 20 us at that rate (a worker's nap), whichever is more.
+  if (c.fabric_rate_mbps != 0) {
+    const double mbps = c.fabric_rate_mbps / static_cast<double>(std::max<size_t>(l.workers(), 1));
+    pacer.configure(mbps, std::max(2.0 * 1518, mbps * 1e6 / 8.0 * 20e-6));
+  }
   if (c.fabric_port >= n_ports)
     throw std::runtime_error(c.file + ": edge.fabric_port " + std::to_string(c.fabric_port) + " does not exist (" +
                              std::to_string(n_ports) + " DPDK ports)");

@@ -19,6 +19,7 @@
 #include "control/token_control.hpp"
 #include "control/vm_pair.hpp"
 #include "edge/config.hpp"
+#include "pipeline/fabric_pacer.hpp"
 #include "pipeline/flow_offload.hpp"
 #include "pipeline/hash_table.hpp"
 #include "pipeline/history.hpp"
@@ -115,6 +116,7 @@ class EdgeState {
   std::vector<rte_ring*> peer_rings;       // every worker's rx_ring, by worker
   std::vector<rte_ring*> tx_rings;         // per port: frames for it from workers without a TX queue (TX lcore only)
   bool stopping = false;                   // stop sequence: finished pairs do not rejoin
+  FabricPacer pacer;  // data frames to the fabric at edge.fabric_rate_mbps / workers
   uint64_t busy_ns = 0, loop_ns = 0;       // iterations with work / all (busy fraction)
   std::atomic<uint64_t> rx_seen{0};        // stats.rx(), published for the idle exit
 

@@ -14,7 +14,10 @@ namespace ufab::pipeline {
 uint32_t sched_tx(EdgeState& s, Nanos now) {
   alignas(64) rte_mbuf* pkts[TxBuffer::kCap];
   uint32_t lens[TxBuffer::kCap], ids[TxBuffer::kCap];
-  const size_t n = s.sched.dequeue_burst(pkts, lens, ids, s.burst);
+  // At most what the fabric pacer allows (frames of about 1500 B).
+  const uint32_t allowed = s.pacer.allowance(now, 1500, s.burst);
+  if (allowed == 0) return 0;
+  const size_t n = s.sched.dequeue_burst(pkts, lens, ids, allowed);
   const uint16_t fp = s.cfg.fabric_port;
   for (size_t i = 0; i < n; ++i) {
     const uint32_t p = ids[i];
@@ -31,6 +34,7 @@ uint32_t sched_tx(EdgeState& s, Nanos now) {
       continue;
     }
     vp.on_data_sent(lens[i], now);
+    s.pacer.spend(lens[i]);
     ++s.stats.encapsulated;
     s.tx[fp].push(pkts[i]);
   }
