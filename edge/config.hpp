@@ -67,6 +67,11 @@ struct EdgeConfig {
   uint32_t flows_per_pair = 4;
   uint32_t max_incoming = 4096;       // receiver-side pairs (TokenAdmission)
   uint64_t seed = 1;
+  // false: benchmarks only (deploy/ufab bench edge). The scheduler's windows
+  // stay open (every pair's in-flight bytes are forgiven each token period),
+  // for a fabric where nothing answers probes; probes, tokens and timers
+  // still run. Measures scheduler + classify + encap, not window gating.
+  bool window_gating = true;
   // topology
   std::vector<TenantCfg> tenants;
   std::vector<VmCfg> vms;             // local

@@ -42,6 +42,11 @@ void refresh_window(EdgeState& s, uint32_t pair, Nanos now) {
   VmPair& vp = s.pairs[pair];
   if (const uint64_t acked = vp.advance_acks(now); acked != 0) s.sched.on_acked(pair, acked);
   const double w = vp.window(now);
+  if (unlikely(!s.cfg.window_gating)) {  // benchmarks only (edge/config.hpp): the window stays open
+    s.sched.on_acked(pair, UINT64_MAX);
+    s.sched.set_window(pair, HierScheduler<rte_mbuf*>::kMaxWindow);
+    return;
+  }
   s.sched.set_window(pair, w > 0 ? static_cast<uint64_t>(w) : 0);
 }
 

@@ -119,7 +119,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       for (const edge::PathCfg& p : c.hosts[rv.host].paths) hops.push_back(static_cast<uint8_t>(p.labels.size()));
       pairs.emplace_back(c.params, m.wire_id, c.hosts[rv.host].base_rtt_ns, hops, gate_.get(), c.seed * 7919 + m.global);
       meta.push_back(m);
-      sched.add_pair(idx, m.tenant, 0);
+      sched.add_pair(idx, m.tenant, c.window_gating ? 0 : HierScheduler<rte_mbuf*>::kMaxWindow);
       const ClassifyKey ck{l.port, 0, rte_cpu_to_be_32(l.ip), rte_cpu_to_be_32(rv.ip)};
       if (!classify.add(&ck, idx) || !wire_pairs.add(&m.wire_id, idx)) throw std::runtime_error("pair table full");
       vm_pairs[v].push_back(idx);

@@ -16,6 +16,10 @@ HashTable::HashTable(const std::string& name, uint32_t entries, uint32_t key_len
   p.key_len = key_len;
   p.hash_func = rte_hash_crc;
   p.hash_func_init_val = 0;
+  // Extendable buckets: all `entries` keys fit whatever their hashes (a
+  // plain cuckoo table sized to exactly its key count refuses inserts near
+  // full, e.g. the 1024th local VM).
+  p.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
   p.socket_id = static_cast<int>(rte_socket_id());
   h_ = rte_hash_create(&p);
   if (h_ == nullptr) throw std::runtime_error("cannot create hash table '" + name + "': " + rte_strerror(rte_errno));

@@ -41,8 +41,8 @@
 // allocation, 64-byte aligned; on Linux 2 MiB-aligned and advised for
 // transparent huge pages when it is large, so that the random per-pair
 // accesses of the data path do not miss the TLB); enqueue and dequeue never
-// allocate, lock or make system calls, and cost O(1) (the WFQ's choice is a
-// branch-free minimum over 8 keys). Packets sit in one shared pool of descriptors {handle, len, next}
+// allocate, lock or make system calls, and cost O(1) (the WFQ's choice is the root of
+// a tournament tree over the 8 class keys, updated along one path). Packets sit in one shared pool of descriptors {handle, len, next}
 // linked into per-flow FIFOs; the pool's free list is LIFO, so the
 // descriptors in use stay few and cache-hot however many flows exist (a ring
 // per flow would touch a distinct cache line per backlogged flow). A flow
@@ -283,7 +283,7 @@ class HierScheduler {
   // flow's FIFO is full, the pool is exhausted or the arguments are invalid;
   // pkt then stays the caller's to free.
   bool enqueue(uint32_t pair, uint32_t flow, Pkt pkt, uint32_t len) {
-    if (pair >= cfg_.max_pairs || flow >= cfg_.flows_per_pair || len == 0 || len > kMaxPacketLen ||
+    if (pair >= cfg_.max_pairs || flow >= cfg_.flows_per_pair || len - 1 >= kMaxPacketLen ||  // len 1 .. 65535
         pairs_[pair].state == PairState::kUnused) {
       ++ctr_.dropped_invalid;
       return false;
@@ -320,8 +320,6 @@ class HierScheduler {
     pr.backlog_bytes += len;
     ++ctr_.enqueued;
     ctr_.enqueued_bytes += len;
-    ++backlog_pkts_;
-    backlog_bytes_ += len;
     if (pr.state == PairState::kIdle) {  // its new packet is its next one
       if (head_fits(fl, pr)) {
         activate_pair(pair);
@@ -358,72 +356,32 @@ class HierScheduler {
   // in-flight bytes with len. False if no pair is eligible.
   bool dequeue(Pkt& pkt, uint32_t& len, uint32_t& pair) {
     if (active_mask_ == 0) return false;
-    // Level 1: least start tag among active classes, ties to the lower class:
-    // the least key (a branch-free tournament; idle classes hold kIdleKey).
-    const uint64_t* const k = keys_;
-    const uint64_t least = min2(min2(min2(k[0], k[1]), min2(k[2], k[3])), min2(min2(k[4], k[5]), min2(k[6], k[7])));
-    const uint32_t ci = static_cast<uint32_t>(least & kClassMask);
-    Class& c = classes_[ci];
-    vtime_ = c.pass;
-    if (vtime_ >= kRebaseAt) rebase();
-
-    const uint32_t ti = c.cursor;
-    Tenant& t = tenants_[ti];
-    const uint32_t p = t.cursor;
-    Pair& pr = pairs_[p];
-    Flow* const fl = pair_flows(p);
-    const uint16_t lf = pr.flow_head;
-    Flow& f = fl[lf];
-    const uint32_t d = f.link.next;
-    Desc& desc = descs_[d];
-    len = f.link.len;
-    pkt = std::move(desc.pkt);
+    Pkt out{};
+    uint32_t l = 0;
+    const uint32_t p = pop(out, l);
+    pkt = std::move(out);
+    len = l;
     pair = p;
-
-    // Level 3: pop the flow's head; a flow still backlogged goes to the end
-    // of the pair's flow round.
-    // Branch-free like enqueue's append.
-    f.link = desc.link;  // the next packet (if any) and its length
-    desc.link.next = free_;
-    free_ = d;
-    pr.flow_head = f.next;
-    f.next = kNone16;
-    const bool more = --f.count != 0;
-    uint16_t* const round_end = pick(pr.flow_head == kNone16, &pr.flow_head, &fl[pr.flow_tail].next);
-    *pick(more, round_end, &scratch16_) = lf;
-    pr.flow_tail = pick16(more, lf, pr.flow_tail);
-
-    pr.inflight += len;
-    pr.backlog_bytes -= len;
-    --backlog_pkts_;
-    backlog_bytes_ -= len;
-    ++ctr_.dequeued;
-    ctr_.dequeued_bytes += len;
-    c.pass += uint64_t{len} * c.stride;  // charged at the effective weight in force
-    keys_[ci] = key(c.pass, ci);
-
-    // Level 2: park the pair if it is empty or its window is full, else move
-    // the tenant's cursor on. Parking may deactivate the tenant and the class.
-    if (pr.flow_head == kNone16) {
-      deactivate_pair(p, PairState::kIdle);
-    } else if (!head_fits(fl, pr)) {
-      deactivate_pair(p, PairState::kBlocked);
-    } else {
-      t.cursor = pr.next;
-    }
-    if (t.cursor != kNone) c.cursor = t.next;  // tenant still active: next tenant's turn
-    if (c.cursor != kNone) prefetch_ahead(c.cursor);
     return true;
   }
 
+  // The same as calling dequeue() up to max times (same schedule and
+  // counters), with the per-call overhead taken out of the loop.
   size_t dequeue_burst(Pkt* pkts, uint32_t* lens, uint32_t* pair_ids, size_t max) {
     size_t n = 0;
-    while (n < max && dequeue(pkts[n], lens[n], pair_ids[n])) ++n;
+    for (; n < max && active_mask_ != 0; ++n) {
+      Pkt out{};
+      uint32_t l = 0;
+      const uint32_t p = pop(out, l);
+      pkts[n] = std::move(out);
+      lens[n] = l;
+      pair_ids[n] = p;
+    }
     return n;
   }
 
-  uint64_t backlog_packets() const { return backlog_pkts_; }
-  uint64_t backlog_bytes() const { return backlog_bytes_; }
+  uint64_t backlog_packets() const { return ctr_.enqueued - ctr_.dequeued; }
+  uint64_t backlog_bytes() const { return ctr_.enqueued_bytes - ctr_.dequeued_bytes; }
   const HierSchedulerCounters& counters() const { return ctr_; }
   const HierSchedulerConfig& config() const { return cfg_; }
 
@@ -591,9 +549,7 @@ class HierScheduler {
     free_ = o.free_;
     vtime_ = o.vtime_;
     std::copy_n(o.classes_, kWeightClasses, classes_);
-    std::copy_n(o.keys_, kWeightClasses, keys_);
-    backlog_pkts_ = o.backlog_pkts_;
-    backlog_bytes_ = o.backlog_bytes_;
+    std::copy_n(o.tree_, 2 * kWeightClasses, tree_);
     ctr_ = o.ctr_;
   }
 
@@ -607,6 +563,67 @@ class HierScheduler {
   static bool head_fits(const Flow* fl, const Pair& pr) {
     const uint32_t len = fl[pr.flow_head].link.len;
     return pr.window != 0 && (pr.inflight == 0 || pr.inflight + len <= pr.window);
+  }
+
+  // dequeue()'s work (some class is active). The results go to the
+  // caller's locals and are stored last: an output reference written early
+  // could alias the scheduler's own fields and force reloads.
+  uint32_t pop(Pkt& out, uint32_t& out_len) {
+    // Level 1: least start tag among active classes, ties to the lower class:
+    // the least key, kept at the root of the tournament tree (idle classes
+    // hold kIdleKey), so the class is known without a search.
+    const uint32_t ci = static_cast<uint32_t>(tree_[1] & kClassMask);
+    Class& c = classes_[ci];
+    vtime_ = c.pass;
+    if (vtime_ >= kRebaseAt) rebase();
+
+    const uint32_t ti = c.cursor;
+    Tenant& t = tenants_[ti];
+    const uint32_t p = t.cursor;
+    Pair& pr = pairs_[p];
+    Flow* const fl = pair_flows(p);
+    const uint16_t lf = pr.flow_head;
+    Flow& f = fl[lf];
+    const uint32_t d = f.link.next;
+    const uint32_t len = f.link.len;
+    Desc& desc = descs_[d];
+    out = std::move(desc.pkt);
+
+    // Level 3: pop the flow's head; a flow still backlogged goes to the end
+    // of the pair's flow round.
+    // Branch-free like enqueue's append.
+    f.link = desc.link;  // the next packet (if any) and its length
+    desc.link.next = free_;
+    free_ = d;
+    const uint16_t next_flow = f.next;
+    pr.flow_head = next_flow;
+    f.next = kNone16;
+    const bool more = --f.count != 0;
+    uint16_t* const round_end = pick(next_flow == kNone16, &pr.flow_head, &fl[pr.flow_tail].next);
+    *pick(more, round_end, &scratch16_) = lf;
+    pr.flow_tail = pick16(more, lf, pr.flow_tail);
+
+    pr.inflight += len;
+    pr.backlog_bytes -= len;
+    ++ctr_.dequeued;
+    ctr_.dequeued_bytes += len;
+    const uint64_t pass = c.pass + uint64_t{len} * c.stride;  // charged at the effective weight in force
+    c.pass = pass;
+    set_key(ci, key(pass, ci));
+
+    // Level 2: park the pair if it is empty or its window is full, else move
+    // the tenant's cursor on. Parking may deactivate the tenant and the class.
+    if (pr.flow_head == kNone16) {
+      deactivate_pair(p, PairState::kIdle);
+    } else if (!head_fits(fl, pr)) {
+      deactivate_pair(p, PairState::kBlocked);
+    } else {
+      t.cursor = pr.next;
+    }
+    if (t.cursor != kNone) c.cursor = t.next;  // tenant still active: next tenant's turn
+    if (c.cursor != kNone) prefetch_ahead(c.cursor);
+    out_len = len;
+    return p;
   }
 
   // Software pipeline over a class's tenant ring (hints only; no effect on
@@ -694,7 +711,7 @@ class HierScheduler {
       // time): credit does not build up while idle.
       if (c.pass < vtime_) c.pass = vtime_;
       active_mask_ |= 1u << tenants_[ti].cls;
-      keys_[tenants_[ti].cls] = key(c.pass, tenants_[ti].cls);
+      set_key(tenants_[ti].cls, key(c.pass, tenants_[ti].cls));
     }
     ring_insert(tenants_, c.cursor, ti);
     ++c.active;
@@ -707,7 +724,7 @@ class HierScheduler {
     restride(c);
     if (c.active == 0) {
       active_mask_ &= ~(1u << tenants_[ti].cls);
-      keys_[tenants_[ti].cls] = kIdleKey;
+      set_key(tenants_[ti].cls, kIdleKey);
     }
   }
   // After a window or in-flight change: park or un-park the pair.
@@ -719,13 +736,27 @@ class HierScheduler {
       deactivate_pair(p, PairState::kBlocked);
     }
   }
+  // Sets class c's leaf and replays its path to the root: at each level the
+  // subtree's least key meets its sibling subtree's (three branch-free
+  // minimums instead of a search over 8 keys per packet).
+  void set_key(uint32_t c, uint64_t k) {
+    uint32_t i = kWeightClasses + c;
+    tree_[i] = k;
+    uint64_t m = min2(k, tree_[i ^ 1]);
+    i >>= 1;
+    tree_[i] = m;
+    m = min2(m, tree_[i ^ 1]);
+    i >>= 1;
+    tree_[i] = m;
+    tree_[1] = min2(m, tree_[i ^ 1]);
+  }
   // Shifts all tags down by the virtual time; tags of idle classes below it
   // become 0, which is what max(tag, vtime) would make of them anyway.
   void rebase() {
     for (uint32_t i = 0; i < kWeightClasses; ++i) {
       Class& c = classes_[i];
       c.pass = c.pass > vtime_ ? c.pass - vtime_ : 0;
-      if (c.active != 0) keys_[i] = key(c.pass, i);
+      if (c.active != 0) set_key(i, key(c.pass, i));
     }
     vtime_ = 0;
   }
@@ -737,9 +768,13 @@ class HierScheduler {
   uint32_t free_ = kNone;     // head of the descriptor free list (LIFO)
   uint16_t scratch16_ = 0;    // sink of the data path's selected stores
   uint64_t vtime_ = 0;        // SFQ virtual time: start tag of the last packet sent
-  // keys_[c] = key(classes_[c].pass, c) if class c is active, else kIdleKey.
-  alignas(64) uint64_t keys_[kWeightClasses] = {kIdleKey, kIdleKey, kIdleKey, kIdleKey,
-                                                kIdleKey, kIdleKey, kIdleKey, kIdleKey};
+  // The WFQ's tournament tree (a heap: node i has children 2i, 2i + 1): leaf
+  // 8 + c holds key(classes_[c].pass, c) if class c is active, else
+  // kIdleKey; every inner node the least key below it; the root (node 1) the
+  // least of all, i.e. the class that sends next. Node 0 is unused.
+  alignas(64) uint64_t tree_[2 * kWeightClasses] = {kIdleKey, kIdleKey, kIdleKey, kIdleKey, kIdleKey, kIdleKey,
+                                                    kIdleKey, kIdleKey, kIdleKey, kIdleKey, kIdleKey, kIdleKey,
+                                                    kIdleKey, kIdleKey, kIdleKey, kIdleKey};
   Class classes_[kWeightClasses];
   Storage storage_;
   Tenant* tenants_ = nullptr;
@@ -747,8 +782,6 @@ class HierScheduler {
   Flow* flows_ = nullptr;
   Desc* descs_ = nullptr;
   uint32_t* inv_active_ = nullptr;  // 2^31 / n
-  uint64_t backlog_pkts_ = 0;
-  uint64_t backlog_bytes_ = 0;
   HierSchedulerCounters ctr_;
 };
 

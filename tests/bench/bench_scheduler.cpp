@@ -20,71 +20,11 @@
 #include <cstdint>
 #include <utility>
 
-#include "sched/hier_scheduler.hpp"
+#include "tests/bench/sched_load.hpp"
 
 namespace {
 
-using Pkt = uintptr_t;
-using Sched = ufab::HierScheduler<Pkt>;
-
-constexpr uint32_t kTenants = 1024;
-constexpr uint32_t kPairs = 8192;
-constexpr uint32_t kFlows = 4;
-constexpr uint32_t kPreload = 8;  // packets per pair before timing (64K in total)
-constexpr uint32_t kClassMask = ufab::kWeightClasses - 1;
-constexpr uint32_t kPairsPerClass = kPairs / ufab::kWeightClasses;
-static_assert((kPairsPerClass & (kPairsPerClass - 1)) == 0 && (kFlows & (kFlows - 1)) == 0);
-
-struct Rng {  // xorshift64: cheap and deterministic
-  uint64_t s = 0x9e3779b97f4a7c15ull;
-  uint64_t next() {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-  }
-};
-
-uint32_t packet_len(uint64_t r) { return 64 + static_cast<uint32_t>((r & 0xffff) * 1437 >> 16); }  // 64..1500
-
-// The next packet of class `cls`: a uniformly random pair of that class, a
-// random flow and length.
-struct Arrival {
-  uint32_t pair, flow, len;
-  Pkt pkt;
-};
-inline Arrival arrival(Rng& rng, uint32_t cls) {
-  const uint64_t r = rng.next();
-  return {cls + ufab::kWeightClasses * (static_cast<uint32_t>(r >> 40) & (kPairsPerClass - 1)),
-          static_cast<uint32_t>(r >> 20) & (kFlows - 1), packet_len(r), r};
-}
-inline uint32_t class_of(uint32_t pair) { return pair & kClassMask; }  // tenant = pair % 1K
-
-Sched make(Rng& rng) {
-  ufab::HierSchedulerConfig cfg;
-  cfg.max_tenants = kTenants;
-  cfg.max_pairs = kPairs;
-  cfg.flows_per_pair = kFlows;
-  cfg.queue_capacity = 64;
-  Sched s(cfg);
-  for (uint32_t t = 0; t < kTenants; ++t) s.add_tenant(t, t % ufab::kWeightClasses);
-  for (uint32_t p = 0; p < kPairs; ++p) {
-    s.add_pair(p, p % kTenants, uint64_t{1} << 62);
-    for (uint32_t i = 0; i < kPreload; ++i) {
-      const uint64_t r = rng.next();
-      s.enqueue(p, i % kFlows, r, packet_len(r));
-    }
-  }
-  // Warm up into the steady state before timing.
-  Pkt pkt = 0;
-  uint32_t len = 0, pair = 0;
-  for (uint32_t i = 0; i < 16 * kPairs; ++i) {
-    s.dequeue(pkt, len, pair);
-    const Arrival a = arrival(rng, class_of(pair));
-    s.enqueue(a.pair, a.flow, a.pkt, a.len);
-  }
-  return s;
-}
+using namespace ufab::bench;
 
 void report(benchmark::State& state, const Sched& s, uint64_t drops_before, int64_t packets) {
   state.SetItemsProcessed(packets);

@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
       {4, "  mac: 02:00:00:00:00", ":4:", "edge.mac"},
       {6, "  eta: 1.5", ":6:", "params.eta"},
       {6, "  etaa: 0.9", ":6:", "params.etaa: unknown key"},
+      {6, "  window_gating: off", ":6:", "params.window_gating"},
       {9, "    guarantee_gbps: lots", ":9:", "tenants[0].guarantee_gbps"},
       {11, "  - {name: a1, id: 1, tenant: 7, mac: \"02:00:00:00:0a:01\", ip: 192.168.0.1, port: 0}", ":11:",
        "vms[0].tenant"},
