@@ -22,12 +22,15 @@ using ufab::HierSchedulerConfig;
 
 constexpr uint32_t kPairs = 64, kTenants = 16, kFlows = 4, kQcap = 8;
 
-enum Op : uint8_t { kAddTenant = 1, kAddPair, kSetWindow, kOnAcked, kEnqueue, kDequeue, kSetWeight };
+enum Op : uint8_t {
+  kAddTenant = 1, kAddPair, kSetWindow, kOnAcked, kEnqueue, kDequeue, kSetWeight, kRemoveTenant, kRemovePair, kSetClass
+};
 
 struct Rsp {
   bool ok = false;
   uint32_t tag = 0, len = 0, pair = 0, window = 0, inflight = 0;
-  uint64_t wait = 0;  // cycles the operation waited for op_ready
+  uint64_t wait = 0;     // cycles the operation waited for op_ready
+  uint64_t latency = 0;  // cycles from acceptance to the result
 };
 
 class SchedDut {
@@ -56,7 +59,9 @@ class SchedDut {
     d_.tick();
     d_->op_valid = 0;
     d_->eval();
-    EXPECT_TRUE(d_->rsp_valid);
+    for (r.latency = 1; !d_->rsp_valid && r.latency < 64; ++r.latency) d_.tick();
+    EXPECT_TRUE(d_->rsp_valid) << "no result for op " << int(code);
+    EXPECT_EQ(d_->rsp_code, code);
     r.ok = d_->rsp_ok;
     r.tag = d_->rsp_tag;
     r.len = d_->rsp_len;
@@ -114,6 +119,25 @@ struct Both {
     const bool ok = rtl.op(kEnqueue, p, 0, 0, f, len, tag).ok;
     EXPECT_EQ(ok, gold.enqueue(p, f, tag, len)) << "pair " << p << " flow " << f << " len " << len;
     return ok;
+  }
+  uint64_t removed_ok = 0;     // successful remove_pair / remove_tenant
+  uint64_t reclass_moves = 0;  // set_class of an active tenant to another class
+  void remove_tenant(uint32_t t) {
+    const bool g = gold.remove_tenant(t);
+    ASSERT_EQ(rtl.op(kRemoveTenant, 0, t).ok, g) << "tenant " << t;
+    removed_ok += g;
+  }
+  void remove_pair(uint32_t p) {
+    const bool g = gold.remove_pair(p);
+    ASSERT_EQ(rtl.op(kRemovePair, p).ok, g) << "pair " << p;
+    removed_ok += g;
+  }
+  void set_class(uint32_t t, uint32_t cls) {
+    const uint32_t before = gold.tenant_class(t);
+    const uint32_t act_old = gold.active_tenants(before);  // 0 for kNone
+    const bool g = gold.set_tenant_class(t, cls);
+    ASSERT_EQ(rtl.op(kSetClass, 0, t, cls).ok, g) << "tenant " << t << " class " << cls;
+    if (g && before != cls && gold.active_tenants(before) + 1 == act_old) ++reclass_moves;  // it was active
   }
   // Returns false when nothing is eligible (both sides must agree).
   bool dequeue(uint32_t* pair_out = nullptr, uint32_t* len_out = nullptr) {
@@ -285,8 +309,10 @@ TEST(UfabSched, VirtualTimeRebase) {
   EXPECT_EQ(b.dequeues, 200u);
 }
 
-// Throughput: back-to-back dequeues are accepted one per cycle.
-TEST(UfabSched, OneDecisionPerCycle) {
+// Throughput: back-to-back dequeues over the synchronous-read tables. A
+// decision is a chain of four dependent reads (class cursor -> tenant cursor
+// -> pair -> head flow -> descriptor) plus the execute cycle: 5 cycles.
+TEST(UfabSched, DecisionCycles) {
   Both b;
   for (uint32_t t = 0; t < kTenants; ++t) b.add_tenant(t, t % 8);
   for (uint32_t p = 0; p < kPairs; ++p) b.add_pair(p, p % kTenants, 1u << 30);
@@ -298,10 +324,96 @@ TEST(UfabSched, OneDecisionPerCycle) {
   uint64_t n = 0;
   while (b.dequeue()) ++n;
   EXPECT_EQ(n, uint64_t{kPairs} * kFlows * 4);
-  EXPECT_EQ(b.rtl.raw().cycles() - start, n + 1) << "n decisions + one empty poll";
+  EXPECT_EQ(b.rtl.raw().cycles() - start, 5 * (n + 1)) << "5 cycles per decision, n decisions + one empty poll";
   std::printf("decisions per cycle: %.3f (%llu decisions)\n",
-              static_cast<double>(n) / static_cast<double>(b.rtl.raw().cycles() - start - 1),
+              static_cast<double>(n) / static_cast<double>(b.rtl.raw().cycles() - start - 5),
               static_cast<unsigned long long>(n));
+}
+
+// remove_tenant / remove_pair / set_tenant_class against the model, by hand:
+// a tenant with pairs cannot go, a backlogged pair cannot go, an active
+// tenant that changes class joins the end of the new class's round.
+TEST(UfabSched, RemoveAndReclassMatchModel) {
+  Both b;
+  b.add_tenant(1, 0);
+  b.add_tenant(2, 0);
+  b.add_tenant(3, 5);
+  b.add_pair(10, 1, 1u << 20);
+  b.add_pair(11, 2, 1u << 20);
+  b.add_pair(12, 3, 1u << 20);
+  b.remove_tenant(1);       // has a pair: refused
+  b.remove_tenant(9);       // does not exist
+  b.remove_tenant(16);      // out of range
+  b.remove_pair(13);        // unused
+  b.remove_pair(64);        // out of range
+  b.set_class(9, 1);        // no such tenant
+  b.set_class(1, 0);        // same class: ok, nothing moves
+  for (uint32_t i = 0; i < 4; ++i) {
+    b.enqueue(10, 0, 1000, i);
+    b.enqueue(11, 0, 1000, 10 + i);
+    b.enqueue(12, 0, 1000, 20 + i);
+  }
+  b.remove_pair(10);        // backlogged: refused
+  ASSERT_TRUE(b.dequeue());
+  b.set_class(1, 5);        // active: leaves class 0, joins class 5 behind tenant 3
+  b.set_class(2, 7);        // the last active tenant of class 0 leaves it
+  b.set_class(3, 2);
+  for (int i = 0; i < 11; ++i) ASSERT_TRUE(b.dequeue());
+  EXPECT_FALSE(b.dequeue());
+  b.remove_pair(10);        // idle now: removed, in-flight forgotten
+  b.remove_pair(10);        // already gone
+  b.remove_tenant(1);       // no pairs left
+  b.add_tenant(1, 4);       // the id can be reused
+  b.add_pair(10, 1, 5000);
+  b.enqueue(10, 1, 100, 99);
+  EXPECT_TRUE(b.dequeue());
+  EXPECT_EQ(b.removed_ok, 2u);
+}
+
+// Random sequences of every operation, removals and class moves included:
+// every result and every pick identical to the model.
+TEST(UfabSched, RandomControlAndTrafficExact) {
+  for (uint32_t seed : {11u, 12u}) {
+    SCOPED_TRACE(seed);
+    std::mt19937 rng(seed);
+    Both b;
+    for (uint32_t t = 0; t < kTenants; ++t) b.add_tenant(t, rng() % 8);
+    for (uint32_t p = 0; p < kPairs; ++p) b.add_pair(p, rng() % kTenants, 2000 + rng() % 100000);
+    uint32_t tag = 0;
+    for (int i = 0; i < 20000; ++i) {
+      const uint32_t r = rng() % 100;
+      const uint32_t p = rng() % (kPairs + 2);
+      const uint32_t t = rng() % (kTenants + 1);
+      if (r < 30) {
+        b.enqueue(p, rng() % kFlows, 64 + rng() % 1437, tag++);
+      } else if (r < 62) {
+        b.dequeue();
+      } else if (r < 72) {
+        b.on_acked(p, rng() % 6000);
+      } else if (r < 76) {
+        b.set_window(p, rng() % 8 == 0 ? 0 : rng() % 300000);
+      } else if (r < 82) {
+        b.set_class(t, rng() % 8);
+      } else if (r < 89) {
+        b.remove_pair(p);
+      } else if (r < 95) {
+        b.add_pair(p, t, 2000 + rng() % 100000);
+      } else if (r < 98) {
+        b.remove_tenant(t);
+      } else if (r < 99) {
+        b.add_tenant(t, rng() % 8);
+      } else {
+        b.set_weight(rng() % 8, 1 + rng() % 300);
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
+    std::printf("seed %u: %llu dequeues, %llu removals, %llu class moves of active tenants\n", seed,
+                static_cast<unsigned long long>(b.dequeues), static_cast<unsigned long long>(b.removed_ok),
+                static_cast<unsigned long long>(b.reclass_moves));
+    EXPECT_GT(b.dequeues, 2000u);
+    EXPECT_GT(b.removed_ok, 100u) << "removals that succeeded (pairs and tenants)";
+    EXPECT_GT(b.reclass_moves, 30u) << "class moves of active tenants";
+  }
 }
 
 }  // namespace
