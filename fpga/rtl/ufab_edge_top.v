@@ -187,6 +187,27 @@ ufab_sched #(.PAIRS(PAIRS), .TENANTS(TENANTS), .FLOWS(FLOWS), .QCAP(QCAP), .POOL
     .cnt_enqueued(c_enq), .cnt_dequeued(c_deq), .cnt_drop_full(c_full), .cnt_drop_invalid(c_inv));
 /* verilator lint_on PINCONNECTEMPTY */
 
+/* testbench tap (Verilator public, no logic): the scheduler's operation port
+   and results as ufab_sched sees them. fpga/tb/test_ufab_edge_top.cpp replays
+   every accepted operation on the golden model. */
+wire        tap_op_fire   /*verilator public_flat_rd*/ = s_op_valid && s_op_ready;
+wire [3:0]  tap_op_code   /*verilator public_flat_rd*/ = s_op_code;
+wire [15:0] tap_op_pair   /*verilator public_flat_rd*/ = s_op_pair;
+wire [15:0] tap_op_tenant /*verilator public_flat_rd*/ = cmd_tenant;
+wire [2:0]  tap_op_cls    /*verilator public_flat_rd*/ = cmd_cls;
+wire [7:0]  tap_op_flow   /*verilator public_flat_rd*/ = enq_flow;
+wire [15:0] tap_op_len    /*verilator public_flat_rd*/ = enq_len;
+wire [31:0] tap_op_tag    /*verilator public_flat_rd*/ = enq_tag;
+wire [31:0] tap_op_value  /*verilator public_flat_rd*/ = s_op_value;
+wire        tap_rsp_valid /*verilator public_flat_rd*/ = s_rsp_valid;
+wire        tap_rsp_ok    /*verilator public_flat_rd*/ = s_rsp_ok;
+wire [3:0]  tap_rsp_code  /*verilator public_flat_rd*/ = s_rsp_code;
+wire [31:0] tap_rsp_tag   /*verilator public_flat_rd*/ = s_rsp_tag;
+wire [15:0] tap_rsp_len   /*verilator public_flat_rd*/ = s_rsp_len;
+wire [15:0] tap_rsp_pair  /*verilator public_flat_rd*/ = s_rsp_pair;
+wire [31:0] tap_rsp_win   /*verilator public_flat_rd*/ = s_rsp_window;
+wire [31:0] tap_rsp_infl  /*verilator public_flat_rd*/ = s_rsp_inflight;
+
 /* ---- path monitor ---- */
 wire pg_cmd = cmd_valid && cmd_pm_cfg;
 wire pg_rx  = !pg_cmd && rx_pm_valid;

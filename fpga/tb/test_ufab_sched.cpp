@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "Vufab_sched.h"
+#include "fpga/tb/sched_golden.hpp"
 #include "fpga/tb/vtb.hpp"
 #include "sched/hier_scheduler.hpp"
 
@@ -22,16 +23,9 @@ using ufab::HierSchedulerConfig;
 
 constexpr uint32_t kPairs = 64, kTenants = 16, kFlows = 4, kQcap = 8;
 
-enum Op : uint8_t {
-  kAddTenant = 1, kAddPair, kSetWindow, kOnAcked, kEnqueue, kDequeue, kSetWeight, kRemoveTenant, kRemovePair, kSetClass
-};
-
-struct Rsp {
-  bool ok = false;
-  uint32_t tag = 0, len = 0, pair = 0, window = 0, inflight = 0;
-  uint64_t wait = 0;     // cycles the operation waited for op_ready
-  uint64_t latency = 0;  // cycles from acceptance to the result
-};
+using ufab::fpga::SchedOp;
+using ufab::fpga::SchedRsp;
+using namespace ufab::fpga;  // op codes
 
 class SchedDut {
  public:
@@ -39,36 +33,26 @@ class SchedDut {
     d_.reset();
     while (!d_->op_ready) d_.tick();
   }
-  Rsp op(Op code, uint32_t pair = 0, uint32_t tenant = 0, uint32_t cls = 0, uint32_t flow = 0,
-         uint32_t len = 0, uint32_t tag = 0, uint32_t value = 0) {
-    Rsp r;
+  // Issues op when op_ready and waits for its result.
+  SchedRsp op(const SchedOp& o) {
     d_->eval();
-    while (!d_->op_ready) {
-      d_.tick();
-      ++r.wait;
-    }
+    while (!d_->op_ready) d_.tick();
     d_->op_valid = 1;
-    d_->op_code = code;
-    d_->op_pair = static_cast<uint16_t>(pair);
-    d_->op_tenant = static_cast<uint16_t>(tenant);
-    d_->op_cls = static_cast<uint8_t>(cls);
-    d_->op_flow = static_cast<uint8_t>(flow);
-    d_->op_len = static_cast<uint16_t>(len);
-    d_->op_tag = tag;
-    d_->op_value = value;
+    d_->op_code = o.code;
+    d_->op_pair = static_cast<uint16_t>(o.pair);
+    d_->op_tenant = static_cast<uint16_t>(o.tenant);
+    d_->op_cls = static_cast<uint8_t>(o.cls);
+    d_->op_flow = static_cast<uint8_t>(o.flow);
+    d_->op_len = static_cast<uint16_t>(o.len);
+    d_->op_tag = o.tag;
+    d_->op_value = o.value;
     d_.tick();
     d_->op_valid = 0;
     d_->eval();
-    for (r.latency = 1; !d_->rsp_valid && r.latency < 64; ++r.latency) d_.tick();
-    EXPECT_TRUE(d_->rsp_valid) << "no result for op " << int(code);
-    EXPECT_EQ(d_->rsp_code, code);
-    r.ok = d_->rsp_ok;
-    r.tag = d_->rsp_tag;
-    r.len = d_->rsp_len;
-    r.pair = d_->rsp_pair;
-    r.window = d_->rsp_window;
-    r.inflight = d_->rsp_inflight;
-    return r;
+    for (int latency = 1; !d_->rsp_valid && latency < 64; ++latency) d_.tick();
+    EXPECT_TRUE(d_->rsp_valid) << "no result for op " << int(o.code);
+    EXPECT_EQ(d_->rsp_code, o.code);
+    return SchedRsp{d_->rsp_ok != 0, d_->rsp_tag, d_->rsp_len, d_->rsp_pair, d_->rsp_window, d_->rsp_inflight};
   }
   ufab::fpga::Clocked<Vufab_sched>& raw() { return d_; }
 
@@ -85,74 +69,43 @@ HierSchedulerConfig golden_cfg() {
   return c;  // pool: 64 * 4 * 8 = 2048 descriptors, as the RTL's POOL
 }
 
-// Both sides, operation by operation, with the comparison built in.
+// Both sides, operation by operation, compared by ufab::fpga::expect_same
+// (sched_golden.hpp, shared with the top-level test).
 struct Both {
   SchedDut rtl;
   HierScheduler<uint32_t> gold{golden_cfg()};
+  uint64_t ops = 0;
   uint64_t dequeues = 0;
-
-  void add_tenant(uint32_t t, uint32_t cls) {
-    ASSERT_EQ(rtl.op(kAddTenant, 0, t, cls).ok, gold.add_tenant(t, cls)) << "tenant " << t;
-  }
-  void set_weight(uint32_t cls, uint32_t w) {
-    ASSERT_EQ(rtl.op(kSetWeight, 0, 0, cls, 0, 0, 0, w).ok, gold.set_class_weight(cls, w));
-  }
-  void add_pair(uint32_t p, uint32_t t, uint32_t window) {
-    ASSERT_EQ(rtl.op(kAddPair, p, t, 0, 0, 0, 0, window).ok, gold.add_pair(p, t, window)) << "pair " << p;
-  }
-  void check_pair(const Rsp& r, uint32_t p) {
-    if (!gold.has_pair(p)) return;
-    EXPECT_EQ(r.window, gold.window(p)) << "pair " << p;
-    EXPECT_EQ(r.inflight, gold.inflight(p)) << "pair " << p;
-  }
-  void set_window(uint32_t p, uint32_t w) {
-    const Rsp r = rtl.op(kSetWindow, p, 0, 0, 0, 0, 0, w);
-    ASSERT_EQ(r.ok, gold.set_window(p, w)) << "pair " << p;
-    if (r.ok) check_pair(r, p);
-  }
-  void on_acked(uint32_t p, uint32_t bytes) {
-    const Rsp r = rtl.op(kOnAcked, p, 0, 0, 0, 0, 0, bytes);
-    ASSERT_EQ(r.ok, gold.on_acked(p, bytes)) << "pair " << p;
-    if (r.ok) check_pair(r, p);
-  }
-  bool enqueue(uint32_t p, uint32_t f, uint32_t len, uint32_t tag) {
-    const bool ok = rtl.op(kEnqueue, p, 0, 0, f, len, tag).ok;
-    EXPECT_EQ(ok, gold.enqueue(p, f, tag, len)) << "pair " << p << " flow " << f << " len " << len;
-    return ok;
-  }
   uint64_t removed_ok = 0;     // successful remove_pair / remove_tenant
   uint64_t reclass_moves = 0;  // set_class of an active tenant to another class
-  void remove_tenant(uint32_t t) {
-    const bool g = gold.remove_tenant(t);
-    ASSERT_EQ(rtl.op(kRemoveTenant, 0, t).ok, g) << "tenant " << t;
-    removed_ok += g;
+
+  SchedRsp run(const SchedOp& op) {
+    const SchedRsp r = rtl.op(op);
+    const SchedRsp g = apply(gold, op);
+    expect_same(op, r, g, ops++);
+    return g;
   }
-  void remove_pair(uint32_t p) {
-    const bool g = gold.remove_pair(p);
-    ASSERT_EQ(rtl.op(kRemovePair, p).ok, g) << "pair " << p;
-    removed_ok += g;
-  }
+  void add_tenant(uint32_t t, uint32_t cls) { run({kAddTenant, 0, t, cls}); }
+  void set_weight(uint32_t cls, uint32_t w) { run({kSetWeight, 0, 0, cls, 0, 0, 0, w}); }
+  void add_pair(uint32_t p, uint32_t t, uint32_t window) { run({kAddPair, p, t, 0, 0, 0, 0, window}); }
+  void set_window(uint32_t p, uint32_t w) { run({kSetWindow, p, 0, 0, 0, 0, 0, w}); }
+  void on_acked(uint32_t p, uint32_t bytes) { run({kOnAcked, p, 0, 0, 0, 0, 0, bytes}); }
+  bool enqueue(uint32_t p, uint32_t f, uint32_t len, uint32_t tag) { return run({kEnqueue, p, 0, 0, f, len, tag}).ok; }
+  void remove_tenant(uint32_t t) { removed_ok += run({kRemoveTenant, 0, t}).ok; }
+  void remove_pair(uint32_t p) { removed_ok += run({kRemovePair, p}).ok; }
   void set_class(uint32_t t, uint32_t cls) {
     const uint32_t before = gold.tenant_class(t);
     const uint32_t act_old = gold.active_tenants(before);  // 0 for kNone
-    const bool g = gold.set_tenant_class(t, cls);
-    ASSERT_EQ(rtl.op(kSetClass, 0, t, cls).ok, g) << "tenant " << t << " class " << cls;
-    if (g && before != cls && gold.active_tenants(before) + 1 == act_old) ++reclass_moves;  // it was active
+    const bool ok = run({kSetClass, 0, t, cls}).ok;
+    if (ok && before != cls && gold.active_tenants(before) + 1 == act_old) ++reclass_moves;  // it was active
   }
   // Returns false when nothing is eligible (both sides must agree).
   bool dequeue(uint32_t* pair_out = nullptr, uint32_t* len_out = nullptr) {
-    const Rsp r = rtl.op(kDequeue);
-    uint32_t tag = 0, len = 0, pair = 0;
-    const bool g = gold.dequeue(tag, len, pair);
-    EXPECT_EQ(r.ok, g) << "after " << dequeues << " dequeues";
-    if (!g || !r.ok) return false;
+    const SchedRsp g = run({kDequeue});
+    if (!g.ok) return false;
     ++dequeues;
-    EXPECT_EQ(r.tag, tag) << "dequeue #" << dequeues;
-    EXPECT_EQ(r.len, len) << "dequeue #" << dequeues;
-    EXPECT_EQ(r.pair, pair) << "dequeue #" << dequeues;
-    EXPECT_EQ(r.inflight, gold.inflight(pair));
-    if (pair_out) *pair_out = pair;
-    if (len_out) *len_out = len;
+    if (pair_out) *pair_out = g.pair;
+    if (len_out) *len_out = g.len;
     return true;
   }
 };
