@@ -28,8 +28,13 @@
 // writes, so no read-during-write case arises and no forwarding is needed:
 // the next operation's reads see every write of the previous one.
 // Cycles from acceptance to the next op_ready (no ring join):
-//   DEQUEUE 5 (class -> tenant cursor -> pair -> head flow -> descriptor and
-//   next flow), SET_WINDOW / ON_ACKED / REMOVE_PAIR 3, the others 2.
+//   DEQUEUE 4: the class cursor tenant's ring links and its cursor pair ->
+//   the pair's head flow and the next tenant's cursor -> the head descriptor
+//   and the next flow -> execute. The cursor pair comes from a per-class
+//   register (cpair, written by each DEQUEUE of the class); after a ring
+//   change that may have moved it, the class's next DEQUEUE reads it from
+//   tn_cur first: 5 cycles.
+//   SET_WINDOW / ON_ACKED / REMOVE_PAIR 3, the others 2.
 // A pair or tenant joining a ring adds 3-6 cycles (reads of the cursor and its
 // prev, then two writes per link memory); SET_WEIGHT adds 33 (divider).
 // After reset an initialisation sweep of max(PAIRS*FLOWS, POOL, TENANTS)
@@ -174,6 +179,11 @@ reg [31:0] invw_reg [0:7];
 reg [AW-1:0] act_reg [0:7];
 reg [7:0]  ccur_v_reg = 8'd0;
 reg [TW-1:0] ccur_reg [0:7];
+// the class cursor tenant's cursor pair, tn_cur[ccur[c]], when cpv[c]: lets a
+// DEQUEUE read the pair in its first cycle (set by each DEQUEUE of the class,
+// cleared when a ring change may have moved it)
+reg [PW-1:0] cpair_reg [0:7];
+reg [7:0]  cpv_reg = 8'd0;
 reg [63:0] vtime_reg = 64'd0;
 
 reg [3:0]    state_reg = S_INIT, state_next;
@@ -187,6 +197,7 @@ reg [2:0]       o_cls_reg = 3'd0;
 reg [7:0]       o_flow_reg = 8'd0;
 reg [TAG_W-1:0] o_tag_reg = {TAG_W{1'b0}};
 reg [31:0]      o_value_reg = 32'd0;
+reg [PW-1:0]    dp_reg = {PW{1'b0}};   // DEQUEUE: its pair (the class cursor tenant's cursor)
 // saved operands of the multi-cycle ring inserts
 reg [PW-1:0] sv_pair_reg = {PW{1'b0}}, sv_pair_next;
 reg [TW-1:0] sv_ten_reg = {TW{1'b0}}, sv_ten_next;
@@ -246,7 +257,9 @@ wire op_flow_ok = {24'd0, o_flow_reg} < FLOWS;
 wire [31:0] init32 = {{(32-IW){1'b0}}, init_reg};
 
 // the addressed pair: the dequeue's tenant cursor, else the argument
-wire [PW-1:0]  p_sel = is_deq ? tc_q[PW-1:0] : o_pair_reg[PW-1:0];
+wire [PW-1:0]  p_sel = is_deq ? dp_reg : o_pair_reg[PW-1:0];
+// tn_cur of the tenant that may lose p_sel (DEQUEUE: p_sel is that cursor)
+wire [PW:0]    tcur_x = is_deq ? {1'b1, dp_reg} : tc_q;
 
 wire [1:0]     pr_state  = pr_q[PRW-1 -: 2];
 wire           pr_fvalid = pr_q[PRW-3];
@@ -301,17 +314,22 @@ always @* begin
         OP_REMOVE_PAIR: pr_re = 1'b1;
         OP_ENQUEUE: begin pr_re = 1'b1; fl_re = 1'b1; dl_re = 1'b1; end
         OP_DEQUEUE: begin
-            ti_re = 1'b1; tc_re = 1'b1; tx_re = 1'b1; tv_re = 1'b1;
-            ti_ra = d_ti; tc_ra = d_ti; tx_ra = d_ti; tv_ra = d_ti;
+            // the class cursor tenant's ring links; its cursor pair from
+            // cpair when valid (then the pair too), else from tn_cur
+            ti_re = 1'b1; tx_re = 1'b1; tv_re = 1'b1;
+            ti_ra = d_ti; tx_ra = d_ti; tv_ra = d_ti;
+            tc_re = !cpv_reg[ci]; tc_ra = d_ti;
+            pr_re = cpv_reg[ci]; pn_re = cpv_reg[ci]; pp_re = cpv_reg[ci];
+            pr_ra = cpair_reg[ci]; pn_ra = cpair_reg[ci]; pp_ra = cpair_reg[ci];
         end
         default: ;
         endcase
     end
     S_RD1: begin
         if (is_deq) begin
-            // the tenant's cursor pair
+            // the tenant's cursor pair (cpair was not valid)
             pr_re = 1'b1; pn_re = 1'b1; pp_re = 1'b1;
-            pr_ra = p_sel; pn_ra = p_sel; pp_ra = p_sel;
+            pr_ra = tc_q[PW-1:0]; pn_ra = tc_q[PW-1:0]; pp_ra = tc_q[PW-1:0];
         end else begin
             // SET_WINDOW / ON_ACKED: the head flow and the pair's tenant;
             // REMOVE_PAIR: the pair's tenant
@@ -321,8 +339,9 @@ always @* begin
         end
     end
     S_RD2: begin
-        // DEQUEUE: the pair's head flow
+        // DEQUEUE: the pair's head flow; the next tenant's cursor (the class's next cpair)
         fl_re = 1'b1; fn_re = 1'b1; fl_ra = {p_sel, pr_fhead}; fn_ra = {p_sel, pr_fhead};
+        tc_re = 1'b1; tc_ra = tx_q;
     end
     S_RD3: begin
         // DEQUEUE: the head descriptor and the flow after the head flow
@@ -375,6 +394,7 @@ reg [CW-1:0] cnt_n;
 reg [15:0]   nh_len;
 reg [32:0]   sum;
 reg [2:0]    cls_b;      // class of the tenant that may leave its class's ring
+reg          cp_we;      reg [2:0] cp_wsel; reg cp_v_n; reg [PW-1:0] cp_n;
 
 always @* begin
     state_next = state_reg;
@@ -402,6 +422,7 @@ always @* begin
     pass_we = 1'b0; pass_wsel = ci; pass_wd = pass_reg[ci];
     rebase = 1'b0; vtime_n = vtime_reg; rebase_by = pass_reg[ci];
     invw_we = 1'b0;
+    cp_we = 1'b0; cp_wsel = cls_b; cp_v_n = 1'b0; cp_n = tc_q[PW-1:0];
     rs_en = 1'b0; rs_cls = cls_b; rs_act = act_reg[cls_b]; rs_invw = invw_reg[cls_b];
     div_start = 1'b0;
 
@@ -422,7 +443,8 @@ always @* begin
     end
     S_IDLE: if (accept) begin
         case (op_code)
-        OP_SET_WINDOW, OP_ON_ACKED, OP_REMOVE_PAIR, OP_DEQUEUE: state_next = S_RD1;
+        OP_SET_WINDOW, OP_ON_ACKED, OP_REMOVE_PAIR: state_next = S_RD1;
+        OP_DEQUEUE: state_next = cpv_reg[ci] ? S_RD2 : S_RD1;
         default: state_next = S_EX;
         endcase
     end
@@ -592,7 +614,7 @@ always @* begin
                 pn_we = 1'b1; pn_wa = pp_q; pn_wd = pn_q;
                 pp_we = 1'b1; pp_wa = pn_q; pp_wd = pp_q;
                 tc_we = 1'b1; tc_wa = t_rm;
-                tc_wd = (tc_q[PW-1:0] == p_sel) ? {1'b1, pn_q} : tc_q;
+                tc_wd = (tcur_x[PW-1:0] == p_sel) ? {1'b1, pn_q} : tcur_x;
             end
         end
         if (rm_ten) begin
@@ -609,6 +631,14 @@ always @* begin
                 cls_cur_n = (ccur_reg[cls_b] == (o_code_reg == OP_SET_CLASS ? o_tenant_reg[TW-1:0] : t_rm))
                             ? tx_q : ccur_reg[cls_b];
             end
+        end
+        // cpair: a DEQUEUE leaves the class cursor at tx_q (or at ti when it
+        // is alone, or none); other ring changes invalidate it
+        if (is_deq) begin
+            cp_we = wfq_any; cp_wsel = ci; cp_v_n = cls_cv_n;
+            cp_n = (cls_cur_n == d_ti) ? tc_wd[PW-1:0] : tc_q[PW-1:0];
+        end else if ((rm_pair && ok) || rm_ten) begin
+            cp_we = 1'b1; cp_wsel = cls_b; cp_v_n = 1'b0;
         end
     end
     S_PR1: state_next = S_PR2;
@@ -644,6 +674,7 @@ always @* begin
             pass_we = 1'b1; pass_wsel = cls_b; pass_wd = vtime_reg;
         end
         if (!ccur_v_reg[cls_b]) begin
+            // (cpv of an empty class is already clear: emptying it cleared it)
             tn_we = 1'b1; tn_wa = sv_ten_reg; tn_wd = sv_ten_reg;
             tp_we = 1'b1; tp_wa = sv_ten_reg; tp_wd = sv_ten_reg;
             cls_cv_n = 1'b1; cls_cur_n = sv_ten_reg;
@@ -733,6 +764,12 @@ always @(posedge clk) begin
         ccur_reg[cls_wsel] <= cls_cur_n;
     end
     if (invw_we) invw_reg[sv_cls_reg] <= div_q;
+    if (cp_we) begin
+        cpv_reg[cp_wsel] <= cp_v_n;
+        cpair_reg[cp_wsel] <= cp_n;
+    end
+    if (accept) dp_reg <= cpair_reg[ci];
+    else if (state_reg == S_RD1 && is_deq) dp_reg <= tc_q[PW-1:0];
     if (rs_en) stride_reg[rs_cls] <= rs_stride;
 
     state_reg <= state_next;
@@ -772,6 +809,7 @@ always @(posedge clk) begin
         init_reg <= {IW{1'b0}};
         vtime_reg <= 64'd0;
         ccur_v_reg <= 8'd0;
+        cpv_reg <= 8'd0;
         rsp_valid <= 1'b0;
         cnt_enqueued <= 32'd0;
         cnt_dequeued <= 32'd0;
@@ -783,6 +821,7 @@ always @(posedge clk) begin
             invw_reg[k] <= 32'h8000_0000 >> k;  // weights 1, 2, 4, ..., 128
             act_reg[k] <= {AW{1'b0}};
             ccur_reg[k] <= {TW{1'b0}};
+            cpair_reg[k] <= {PW{1'b0}};
         end
     end
 end
