@@ -224,7 +224,13 @@ wire [2:0] ci;
 wire wfq_any;
 ufab_wfq8 #(.TAG_W(64)) wfq_inst (.pass(pass_flat), .active(cls_active), .sel(ci), .any(wfq_any));
 assign any_eligible = wfq_any;
-wire [TW-1:0] d_ti = ccur_reg[ci];   // DEQUEUE: the class cursor's tenant
+wire [TW-1:0] d_ti = ccur_reg[ci];   // DEQUEUE: the class cursor's tenant (accept cycle)
+// the WFQ choice, registered at acceptance: the class registers do not change
+// until the operation's execute cycle, so the later cycles use these and the
+// comparator tree stays out of the execute cycle's logic
+reg  [2:0]    ci_reg = 3'd0;
+reg           any_reg = 1'b0;
+wire [TW-1:0] d_ti_r = ccur_reg[ci_reg];
 
 /* restride: one class per cycle; stride = inv_weight * 2^31/active >> 22 */
 reg  [2:0]    rs_cls;
@@ -274,7 +280,7 @@ wire [TW-1:0]  pr_tenant = pr_q[TW-1:0];
 wire           ti_exists = ti_q[TIW-1];
 wire [2:0]     ti_cls    = ti_q[TIW-2 -: 3];
 wire [PW:0]    ti_pairs  = ti_q[PW:0];
-wire [TW-1:0]  t_rm = is_deq ? d_ti : pr_tenant;   // tenant whose ring may lose p_sel
+wire [TW-1:0]  t_rm = is_deq ? d_ti_r : pr_tenant;   // tenant whose ring may lose p_sel
 
 wire [FLW-1:0] fl_rd = is_deq ? fla_reg : fl_q;
 wire [DW-1:0]  fl_head  = fl_rd[FLW-1 -: DW];
@@ -416,11 +422,11 @@ always @* begin
     tn_we = 1'b0; tn_wa = {TW{1'b0}}; tn_wd = {TW{1'b0}};
     tp_we = 1'b0; tp_wa = {TW{1'b0}}; tp_wd = {TW{1'b0}};
 
-    cls_b = (state_reg == S_EX) ? (is_deq ? ci : ti_cls) : sv_cls_reg;
+    cls_b = (state_reg == S_EX) ? (is_deq ? ci_reg : ti_cls) : sv_cls_reg;
     cls_we = 1'b0; cls_wsel = cls_b; cls_act_n = act_reg[cls_b];
     cls_cv_n = ccur_v_reg[cls_b]; cls_cur_n = ccur_reg[cls_b];
-    pass_we = 1'b0; pass_wsel = ci; pass_wd = pass_reg[ci];
-    rebase = 1'b0; vtime_n = vtime_reg; rebase_by = pass_reg[ci];
+    pass_we = 1'b0; pass_wsel = ci_reg; pass_wd = pass_reg[ci_reg];
+    rebase = 1'b0; vtime_n = vtime_reg; rebase_by = pass_reg[ci_reg];
     invw_we = 1'b0;
     cp_we = 1'b0; cp_wsel = cls_b; cp_v_n = 1'b0; cp_n = tc_q[PW-1:0];
     rs_en = 1'b0; rs_cls = cls_b; rs_act = act_reg[cls_b]; rs_invw = invw_reg[cls_b];
@@ -549,7 +555,7 @@ always @* begin
             end
         end
         OP_DEQUEUE: begin
-            ok = wfq_any;
+            ok = any_reg;
             len_n = fl_hlen;
             // level 3: pop the head flow's head packet; a flow still backlogged
             // goes to the end of the pair's flow round
@@ -557,7 +563,7 @@ always @* begin
             if (cnt_n != 0) begin
                 if (!single) begin
                     fh_n = fn_q;
-                    fn_we = wfq_any; fn_wa = {p_sel, pr_ftail}; fn_wd = pr_fhead;
+                    fn_we = any_reg; fn_wa = {p_sel, pr_ftail}; fn_wd = pr_fhead;
                     ft_n = pr_fhead;
                 end
                 nh_len = single ? dl_nlen : fl_hlen_b;
@@ -567,10 +573,10 @@ always @* begin
                 nh_len = fl_hlen_b;
             end
             empty = cnt_n == 0 && single;
-            fl_we = wfq_any;
+            fl_we = any_reg;
             fl_wd = {dl_next, fl_tail, dl_nlen, cnt_n};
-            dl_we = wfq_any; dl_wa = fl_head; dl_wd = {free_head_reg, dl_nlen};
-            if (wfq_any) begin
+            dl_we = any_reg; dl_wa = fl_head; dl_wd = {free_head_reg, dl_nlen};
+            if (any_reg) begin
                 free_head_next = fl_head;
                 free_cnt_next = free_cnt_reg + 1'b1;
             end
@@ -579,20 +585,20 @@ always @* begin
             fits = pr_window != 0 && sum <= {1'b0, pr_window};
             st_n = empty ? ST_IDLE : (fits ? ST_ACTIVE : ST_BLOCKED);
             rm_pair = st_n != ST_ACTIVE;
-            pr_we = wfq_any;
+            pr_we = any_reg;
             pr_wd = {st_n, fv_n, fh_n, ft_n, pr_window, infl_n, pr_tenant};
             // the tenant's cursor moves on (to the pair after p)
-            tc_we = wfq_any; tc_wa = d_ti; tc_wd = {1'b1, pn_q};
+            tc_we = any_reg; tc_wa = d_ti_r; tc_wd = {1'b1, pn_q};
             // the class charges the packet at the stride in force, SFQ
-            if (wfq_any) begin
-                vtime_n = pass_reg[ci];
-                rebase = pass_reg[ci] >= REBASE_AT;
-                pass_we = 1'b1; pass_wsel = ci;
-                pass_wd = (rebase ? 64'd0 : pass_reg[ci]) + {32'd0, 16'd0, fl_hlen} * stride_reg[ci];
+            if (any_reg) begin
+                vtime_n = pass_reg[ci_reg];
+                rebase = pass_reg[ci_reg] >= REBASE_AT;
+                pass_we = 1'b1; pass_wsel = ci_reg;
+                pass_wd = (rebase ? 64'd0 : pass_reg[ci_reg]) + {32'd0, 16'd0, fl_hlen} * stride_reg[ci_reg];
                 if (rebase) vtime_n = 64'd0;
                 // the class cursor moves on (to the tenant after ti)
-                cls_we = 1'b1; cls_wsel = ci; cls_cv_n = 1'b1; cls_cur_n = tx_q;
-                cls_act_n = act_reg[ci];
+                cls_we = 1'b1; cls_wsel = ci_reg; cls_cv_n = 1'b1; cls_cur_n = tx_q;
+                cls_act_n = act_reg[ci_reg];
             end
         end
         OP_SET_WEIGHT: begin
@@ -635,8 +641,8 @@ always @* begin
         // cpair: a DEQUEUE leaves the class cursor at tx_q (or at ti when it
         // is alone, or none); other ring changes invalidate it
         if (is_deq) begin
-            cp_we = wfq_any; cp_wsel = ci; cp_v_n = cls_cv_n;
-            cp_n = (cls_cur_n == d_ti) ? tc_wd[PW-1:0] : tc_q[PW-1:0];
+            cp_we = any_reg; cp_wsel = ci_reg; cp_v_n = cls_cv_n;
+            cp_n = (cls_cur_n == d_ti_r) ? tc_wd[PW-1:0] : tc_q[PW-1:0];
         end else if ((rm_pair && ok) || rm_ten) begin
             cp_we = 1'b1; cp_wsel = cls_b; cp_v_n = 1'b0;
         end
@@ -768,7 +774,11 @@ always @(posedge clk) begin
         cpv_reg[cp_wsel] <= cp_v_n;
         cpair_reg[cp_wsel] <= cp_n;
     end
-    if (accept) dp_reg <= cpair_reg[ci];
+    if (accept) begin
+        dp_reg <= cpair_reg[ci];
+        ci_reg <= ci;
+        any_reg <= wfq_any;
+    end
     else if (state_reg == S_RD1 && is_deq) dp_reg <= tc_q[PW-1:0];
     if (rs_en) stride_reg[rs_cls] <= rs_stride;
 
