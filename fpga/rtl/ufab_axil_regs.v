@@ -11,7 +11,8 @@
 //   0x04 R  log2(PAIRS) | log2(TENANTS) << 8
 //   0x10 RW ARG_PAIR      0x14 RW ARG_TENANT    0x18 RW ARG_VALUE    0x1C RW ARG_CLS
 //   0x20 W  CMD: 1 add tenant, 2 add pair, 3 set window, 4 on acked, 7 set class
-//           weight (scheduler ops), 16 write pair header context (token =
+//           weight, 8 remove tenant, 9 remove pair, 10 set tenant class
+//           (scheduler ops), 16 write pair header context (token =
 //           VALUE[15:0], path = VALUE[23:16]), 17 set base RTT (VALUE, cycles),
 //           18 read pair state, 19 write tenant context (VALUE)
 //   0x24 R  STATUS: bit 0 busy, bit 1 last command ok

@@ -7,7 +7,8 @@
 // (ufab_path_monitor), TX/RX pipes (ufab_tx_pipe, ufab_rx_pipe) and the
 // AXI-Lite control/status port (ufab_axil_regs).
 //
-// Arbitration of the scheduler's operation port (one operation per cycle):
+// Arbitration of the scheduler's operation port (one operation at a time;
+// ufab_sched takes 2-5 cycles per operation, see its header):
 // AXI-Lite command > RX (acks, windows) > TX decision request / TX enqueue
 // (these two alternate).
 // The Path Monitor's port: AXI-Lite (base RTT) > RX (responses) > TX (probes).
@@ -94,7 +95,8 @@ ufab_axil_regs #(.PAIRS_LOG2(PW), .TENANTS_LOG2(TW), .NSTAT(NSTAT)) regs_inst (
     .cmd_done(cmd_done), .cmd_ok(cmd_ok), .cmd_rd0(cmd_rd0), .cmd_rd1(cmd_rd1), .stat(stat));
 
 wire cmd_sched = cmd_code == 5'd1 || cmd_code == 5'd2 || cmd_code == 5'd3 ||
-                 cmd_code == 5'd4 || cmd_code == 5'd7;
+                 cmd_code == 5'd4 || cmd_code == 5'd7 || cmd_code == 5'd8 ||
+                 cmd_code == 5'd9 || cmd_code == 5'd10;
 wire cmd_hdr_wr = cmd_code == 5'd16;
 wire cmd_pm_cfg = cmd_code == 5'd17;
 wire cmd_st_rd  = cmd_code == 5'd18;
@@ -116,7 +118,7 @@ wire [31:0] cnt_tx, cnt_rx;
 
 wire        s_op_ready;
 wire        s_rsp_valid, s_rsp_ok;
-wire [2:0]  s_rsp_code;
+wire [3:0]  s_rsp_code;
 wire [31:0] s_rsp_tag, s_rsp_window, s_rsp_inflight;
 wire [15:0] s_rsp_len, s_rsp_pair;
 
@@ -126,7 +128,7 @@ ufab_tx_pipe #(.PW(PW), .DEPTH(8)) tx_inst (
     .enq_valid(enq_valid), .enq_ready(enq_ready), .enq_pair(enq_pair), .enq_flow(enq_flow),
     .enq_len(enq_len), .enq_tag(enq_tag),
     .deq_req_valid(dreq_valid), .deq_req_ready(dreq_ready),
-    .deq_rsp_valid(s_rsp_valid && s_rsp_code == 3'd6), .deq_rsp_ok(s_rsp_ok),
+    .deq_rsp_valid(s_rsp_valid && s_rsp_code == 4'd6), .deq_rsp_ok(s_rsp_ok),
     .deq_rsp_tag(s_rsp_tag), .deq_rsp_len(s_rsp_len), .deq_rsp_pair(s_rsp_pair),
     .pm_sent_valid(tx_pm_valid), .pm_sent_ready(tx_pm_ready), .pm_sent_pair(tx_pm_pair),
     .ctx_rd_en(hdr_rd_en), .ctx_rd_addr(hdr_rd_addr), .ctx_rd_data(hdr_rd_data),
@@ -164,7 +166,7 @@ always @(posedge clk) begin
 end
 
 wire        s_op_valid = g_cmd || g_rx || g_deq || g_enq;
-wire [2:0]  s_op_code = g_cmd ? cmd_code[2:0] : g_rx ? rx_sop_code : g_deq ? 3'd6 : 3'd5;
+wire [3:0]  s_op_code = g_cmd ? cmd_code[3:0] : g_rx ? {1'b0, rx_sop_code} : g_deq ? 4'd6 : 4'd5;
 wire [15:0] s_op_pair = g_cmd ? cmd_pair : g_rx ? rx_sop_pair : enq_pair;
 wire [31:0] s_op_value = g_cmd ? cmd_value : rx_sop_value;
 
@@ -184,6 +186,27 @@ ufab_sched #(.PAIRS(PAIRS), .TENANTS(TENANTS), .FLOWS(FLOWS), .QCAP(QCAP), .POOL
     .any_eligible(),
     .cnt_enqueued(c_enq), .cnt_dequeued(c_deq), .cnt_drop_full(c_full), .cnt_drop_invalid(c_inv));
 /* verilator lint_on PINCONNECTEMPTY */
+
+/* testbench tap (Verilator public, no logic): the scheduler's operation port
+   and results as ufab_sched sees them. fpga/tb/test_ufab_edge_top.cpp replays
+   every accepted operation on the golden model. */
+wire        tap_op_fire   /*verilator public_flat_rd*/ = s_op_valid && s_op_ready;
+wire [3:0]  tap_op_code   /*verilator public_flat_rd*/ = s_op_code;
+wire [15:0] tap_op_pair   /*verilator public_flat_rd*/ = s_op_pair;
+wire [15:0] tap_op_tenant /*verilator public_flat_rd*/ = cmd_tenant;
+wire [2:0]  tap_op_cls    /*verilator public_flat_rd*/ = cmd_cls;
+wire [7:0]  tap_op_flow   /*verilator public_flat_rd*/ = enq_flow;
+wire [15:0] tap_op_len    /*verilator public_flat_rd*/ = enq_len;
+wire [31:0] tap_op_tag    /*verilator public_flat_rd*/ = enq_tag;
+wire [31:0] tap_op_value  /*verilator public_flat_rd*/ = s_op_value;
+wire        tap_rsp_valid /*verilator public_flat_rd*/ = s_rsp_valid;
+wire        tap_rsp_ok    /*verilator public_flat_rd*/ = s_rsp_ok;
+wire [3:0]  tap_rsp_code  /*verilator public_flat_rd*/ = s_rsp_code;
+wire [31:0] tap_rsp_tag   /*verilator public_flat_rd*/ = s_rsp_tag;
+wire [15:0] tap_rsp_len   /*verilator public_flat_rd*/ = s_rsp_len;
+wire [15:0] tap_rsp_pair  /*verilator public_flat_rd*/ = s_rsp_pair;
+wire [31:0] tap_rsp_win   /*verilator public_flat_rd*/ = s_rsp_window;
+wire [31:0] tap_rsp_infl  /*verilator public_flat_rd*/ = s_rsp_inflight;
 
 /* ---- path monitor ---- */
 wire pg_cmd = cmd_valid && cmd_pm_cfg;
@@ -215,7 +238,8 @@ ufab_ctx_table #(.DEPTH(PAIRS), .WIDTH(24), .URAM(0)) hdr_inst (
     .rd_en(hdr_rd_en), .rd_addr(hdr_rd_addr), .rd_data(hdr_rd_data));
 
 wire mirror = s_rsp_valid && s_rsp_ok &&
-              (s_rsp_code == 3'd2 || s_rsp_code == 3'd3 || s_rsp_code == 3'd4 || s_rsp_code == 3'd6);
+              (s_rsp_code == 4'd2 || s_rsp_code == 4'd3 || s_rsp_code == 4'd4 || s_rsp_code == 4'd6 ||
+               s_rsp_code == 4'd9);
 wire [63:0] st_rd_data;
 ufab_ctx_table #(.DEPTH(PAIRS), .WIDTH(64), .URAM(1)) state_inst (
     .clk(clk), .wr_en(mirror), .wr_addr(s_rsp_pair[PW-1:0]), .wr_data({s_rsp_window, s_rsp_inflight}),
@@ -233,10 +257,12 @@ reg cmd_wait_rd = 1'b0;
 reg cmd_was_tn = 1'b0;
 always @(posedge clk) begin
     cmd_done <= 1'b0;
-    cmd_wait_sched <= cmd_valid && cmd_ready && cmd_sched;
+    // the scheduler runs one operation at a time: the next result is this command's
+    if (cmd_valid && cmd_ready && cmd_sched) cmd_wait_sched <= 1'b1;
+    else if (s_rsp_valid) cmd_wait_sched <= 1'b0;
     cmd_wait_rd <= cmd_valid && (cmd_st_rd || cmd_tn_rd);
     cmd_was_tn <= cmd_tn_rd;
-    if (cmd_wait_sched) begin
+    if (cmd_wait_sched && s_rsp_valid) begin
         cmd_done <= 1'b1; cmd_ok <= s_rsp_ok; cmd_rd0 <= s_rsp_window; cmd_rd1 <= s_rsp_inflight;
     end else if (cmd_wait_rd) begin
         cmd_done <= 1'b1; cmd_ok <= 1'b1;
@@ -247,7 +273,10 @@ always @(posedge clk) begin
         cmd_ok <= cmd_hdr_wr || cmd_pm_cfg || cmd_tn_wr;
         cmd_rd0 <= 32'd0; cmd_rd1 <= 32'd0;
     end
-    if (rst) cmd_done <= 1'b0;
+    if (rst) begin
+        cmd_done <= 1'b0;
+        cmd_wait_sched <= 1'b0;
+    end
 end
 
 assign stat = {cnt_rx, cnt_tx, c_mig, c_stale, c_loss, c_inv, c_full, c_deq, c_enq};

@@ -94,7 +94,7 @@ assign s_axis_tready = is_probe ? probe_take : enq_ready;
 assign pm_sent_valid = probe_take;
 assign pm_sent_pair = s_axis_tdata[PW-1:0];
 
-// one decision per cycle: a new request as the previous one's result returns;
+// one decision request outstanding: a new request as the previous one's result returns;
 // a probe at the head of the stream pauses requests so that it can pass
 assign deq_req_valid = room && (pending_reg == 0 || deq_rsp_valid) && !(s_axis_tvalid && is_probe);
 

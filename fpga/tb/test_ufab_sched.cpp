@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "Vufab_sched.h"
+#include "fpga/tb/sched_golden.hpp"
 #include "fpga/tb/vtb.hpp"
 #include "sched/hier_scheduler.hpp"
 
@@ -22,13 +23,9 @@ using ufab::HierSchedulerConfig;
 
 constexpr uint32_t kPairs = 64, kTenants = 16, kFlows = 4, kQcap = 8;
 
-enum Op : uint8_t { kAddTenant = 1, kAddPair, kSetWindow, kOnAcked, kEnqueue, kDequeue, kSetWeight };
-
-struct Rsp {
-  bool ok = false;
-  uint32_t tag = 0, len = 0, pair = 0, window = 0, inflight = 0;
-  uint64_t wait = 0;  // cycles the operation waited for op_ready
-};
+using ufab::fpga::SchedOp;
+using ufab::fpga::SchedRsp;
+using namespace ufab::fpga;  // op codes
 
 class SchedDut {
  public:
@@ -36,34 +33,26 @@ class SchedDut {
     d_.reset();
     while (!d_->op_ready) d_.tick();
   }
-  Rsp op(Op code, uint32_t pair = 0, uint32_t tenant = 0, uint32_t cls = 0, uint32_t flow = 0,
-         uint32_t len = 0, uint32_t tag = 0, uint32_t value = 0) {
-    Rsp r;
+  // Issues op when op_ready and waits for its result.
+  SchedRsp op(const SchedOp& o) {
     d_->eval();
-    while (!d_->op_ready) {
-      d_.tick();
-      ++r.wait;
-    }
+    while (!d_->op_ready) d_.tick();
     d_->op_valid = 1;
-    d_->op_code = code;
-    d_->op_pair = static_cast<uint16_t>(pair);
-    d_->op_tenant = static_cast<uint16_t>(tenant);
-    d_->op_cls = static_cast<uint8_t>(cls);
-    d_->op_flow = static_cast<uint8_t>(flow);
-    d_->op_len = static_cast<uint16_t>(len);
-    d_->op_tag = tag;
-    d_->op_value = value;
+    d_->op_code = o.code;
+    d_->op_pair = static_cast<uint16_t>(o.pair);
+    d_->op_tenant = static_cast<uint16_t>(o.tenant);
+    d_->op_cls = static_cast<uint8_t>(o.cls);
+    d_->op_flow = static_cast<uint8_t>(o.flow);
+    d_->op_len = static_cast<uint16_t>(o.len);
+    d_->op_tag = o.tag;
+    d_->op_value = o.value;
     d_.tick();
     d_->op_valid = 0;
     d_->eval();
-    EXPECT_TRUE(d_->rsp_valid);
-    r.ok = d_->rsp_ok;
-    r.tag = d_->rsp_tag;
-    r.len = d_->rsp_len;
-    r.pair = d_->rsp_pair;
-    r.window = d_->rsp_window;
-    r.inflight = d_->rsp_inflight;
-    return r;
+    for (int latency = 1; !d_->rsp_valid && latency < 64; ++latency) d_.tick();
+    EXPECT_TRUE(d_->rsp_valid) << "no result for op " << int(o.code);
+    EXPECT_EQ(d_->rsp_code, o.code);
+    return SchedRsp{d_->rsp_ok != 0, d_->rsp_tag, d_->rsp_len, d_->rsp_pair, d_->rsp_window, d_->rsp_inflight};
   }
   ufab::fpga::Clocked<Vufab_sched>& raw() { return d_; }
 
@@ -80,55 +69,43 @@ HierSchedulerConfig golden_cfg() {
   return c;  // pool: 64 * 4 * 8 = 2048 descriptors, as the RTL's POOL
 }
 
-// Both sides, operation by operation, with the comparison built in.
+// Both sides, operation by operation, compared by ufab::fpga::expect_same
+// (sched_golden.hpp, shared with the top-level test).
 struct Both {
   SchedDut rtl;
   HierScheduler<uint32_t> gold{golden_cfg()};
+  uint64_t ops = 0;
   uint64_t dequeues = 0;
+  uint64_t removed_ok = 0;     // successful remove_pair / remove_tenant
+  uint64_t reclass_moves = 0;  // set_class of an active tenant to another class
 
-  void add_tenant(uint32_t t, uint32_t cls) {
-    ASSERT_EQ(rtl.op(kAddTenant, 0, t, cls).ok, gold.add_tenant(t, cls)) << "tenant " << t;
+  SchedRsp run(const SchedOp& op) {
+    const SchedRsp r = rtl.op(op);
+    const SchedRsp g = apply(gold, op);
+    expect_same(op, r, g, ops++);
+    return g;
   }
-  void set_weight(uint32_t cls, uint32_t w) {
-    ASSERT_EQ(rtl.op(kSetWeight, 0, 0, cls, 0, 0, 0, w).ok, gold.set_class_weight(cls, w));
-  }
-  void add_pair(uint32_t p, uint32_t t, uint32_t window) {
-    ASSERT_EQ(rtl.op(kAddPair, p, t, 0, 0, 0, 0, window).ok, gold.add_pair(p, t, window)) << "pair " << p;
-  }
-  void check_pair(const Rsp& r, uint32_t p) {
-    if (!gold.has_pair(p)) return;
-    EXPECT_EQ(r.window, gold.window(p)) << "pair " << p;
-    EXPECT_EQ(r.inflight, gold.inflight(p)) << "pair " << p;
-  }
-  void set_window(uint32_t p, uint32_t w) {
-    const Rsp r = rtl.op(kSetWindow, p, 0, 0, 0, 0, 0, w);
-    ASSERT_EQ(r.ok, gold.set_window(p, w)) << "pair " << p;
-    if (r.ok) check_pair(r, p);
-  }
-  void on_acked(uint32_t p, uint32_t bytes) {
-    const Rsp r = rtl.op(kOnAcked, p, 0, 0, 0, 0, 0, bytes);
-    ASSERT_EQ(r.ok, gold.on_acked(p, bytes)) << "pair " << p;
-    if (r.ok) check_pair(r, p);
-  }
-  bool enqueue(uint32_t p, uint32_t f, uint32_t len, uint32_t tag) {
-    const bool ok = rtl.op(kEnqueue, p, 0, 0, f, len, tag).ok;
-    EXPECT_EQ(ok, gold.enqueue(p, f, tag, len)) << "pair " << p << " flow " << f << " len " << len;
-    return ok;
+  void add_tenant(uint32_t t, uint32_t cls) { run({kAddTenant, 0, t, cls}); }
+  void set_weight(uint32_t cls, uint32_t w) { run({kSetWeight, 0, 0, cls, 0, 0, 0, w}); }
+  void add_pair(uint32_t p, uint32_t t, uint32_t window) { run({kAddPair, p, t, 0, 0, 0, 0, window}); }
+  void set_window(uint32_t p, uint32_t w) { run({kSetWindow, p, 0, 0, 0, 0, 0, w}); }
+  void on_acked(uint32_t p, uint32_t bytes) { run({kOnAcked, p, 0, 0, 0, 0, 0, bytes}); }
+  bool enqueue(uint32_t p, uint32_t f, uint32_t len, uint32_t tag) { return run({kEnqueue, p, 0, 0, f, len, tag}).ok; }
+  void remove_tenant(uint32_t t) { removed_ok += run({kRemoveTenant, 0, t}).ok; }
+  void remove_pair(uint32_t p) { removed_ok += run({kRemovePair, p}).ok; }
+  void set_class(uint32_t t, uint32_t cls) {
+    const uint32_t before = gold.tenant_class(t);
+    const uint32_t act_old = gold.active_tenants(before);  // 0 for kNone
+    const bool ok = run({kSetClass, 0, t, cls}).ok;
+    if (ok && before != cls && gold.active_tenants(before) + 1 == act_old) ++reclass_moves;  // it was active
   }
   // Returns false when nothing is eligible (both sides must agree).
   bool dequeue(uint32_t* pair_out = nullptr, uint32_t* len_out = nullptr) {
-    const Rsp r = rtl.op(kDequeue);
-    uint32_t tag = 0, len = 0, pair = 0;
-    const bool g = gold.dequeue(tag, len, pair);
-    EXPECT_EQ(r.ok, g) << "after " << dequeues << " dequeues";
-    if (!g || !r.ok) return false;
+    const SchedRsp g = run({kDequeue});
+    if (!g.ok) return false;
     ++dequeues;
-    EXPECT_EQ(r.tag, tag) << "dequeue #" << dequeues;
-    EXPECT_EQ(r.len, len) << "dequeue #" << dequeues;
-    EXPECT_EQ(r.pair, pair) << "dequeue #" << dequeues;
-    EXPECT_EQ(r.inflight, gold.inflight(pair));
-    if (pair_out) *pair_out = pair;
-    if (len_out) *len_out = len;
+    if (pair_out) *pair_out = g.pair;
+    if (len_out) *len_out = g.len;
     return true;
   }
 };
@@ -285,8 +262,13 @@ TEST(UfabSched, VirtualTimeRebase) {
   EXPECT_EQ(b.dequeues, 200u);
 }
 
-// Throughput: back-to-back dequeues are accepted one per cycle.
-TEST(UfabSched, OneDecisionPerCycle) {
+// Throughput: back-to-back dequeues over the synchronous-read tables. A
+// decision is a chain of dependent reads (tenant ring links and its cursor
+// pair -> head flow -> descriptor and next flow) plus the execute cycle: 4
+// cycles, 5 when the class's cached cursor pair (cpair) is not valid, which
+// is the case for the first decision of each of the 8 classes here (they were
+// just activated) and for the final empty poll (class 0 just emptied).
+TEST(UfabSched, DecisionCycles) {
   Both b;
   for (uint32_t t = 0; t < kTenants; ++t) b.add_tenant(t, t % 8);
   for (uint32_t p = 0; p < kPairs; ++p) b.add_pair(p, p % kTenants, 1u << 30);
@@ -298,10 +280,96 @@ TEST(UfabSched, OneDecisionPerCycle) {
   uint64_t n = 0;
   while (b.dequeue()) ++n;
   EXPECT_EQ(n, uint64_t{kPairs} * kFlows * 4);
-  EXPECT_EQ(b.rtl.raw().cycles() - start, n + 1) << "n decisions + one empty poll";
+  EXPECT_EQ(b.rtl.raw().cycles() - start, 4 * n + 8 + 5) << "4 cycles per decision, +1 for 8 first ones, empty poll 5";
   std::printf("decisions per cycle: %.3f (%llu decisions)\n",
-              static_cast<double>(n) / static_cast<double>(b.rtl.raw().cycles() - start - 1),
+              static_cast<double>(n) / static_cast<double>(b.rtl.raw().cycles() - start - 5),
               static_cast<unsigned long long>(n));
+}
+
+// remove_tenant / remove_pair / set_tenant_class against the model, by hand:
+// a tenant with pairs cannot go, a backlogged pair cannot go, an active
+// tenant that changes class joins the end of the new class's round.
+TEST(UfabSched, RemoveAndReclassMatchModel) {
+  Both b;
+  b.add_tenant(1, 0);
+  b.add_tenant(2, 0);
+  b.add_tenant(3, 5);
+  b.add_pair(10, 1, 1u << 20);
+  b.add_pair(11, 2, 1u << 20);
+  b.add_pair(12, 3, 1u << 20);
+  b.remove_tenant(1);       // has a pair: refused
+  b.remove_tenant(9);       // does not exist
+  b.remove_tenant(16);      // out of range
+  b.remove_pair(13);        // unused
+  b.remove_pair(64);        // out of range
+  b.set_class(9, 1);        // no such tenant
+  b.set_class(1, 0);        // same class: ok, nothing moves
+  for (uint32_t i = 0; i < 4; ++i) {
+    b.enqueue(10, 0, 1000, i);
+    b.enqueue(11, 0, 1000, 10 + i);
+    b.enqueue(12, 0, 1000, 20 + i);
+  }
+  b.remove_pair(10);        // backlogged: refused
+  ASSERT_TRUE(b.dequeue());
+  b.set_class(1, 5);        // active: leaves class 0, joins class 5 behind tenant 3
+  b.set_class(2, 7);        // the last active tenant of class 0 leaves it
+  b.set_class(3, 2);
+  for (int i = 0; i < 11; ++i) ASSERT_TRUE(b.dequeue());
+  EXPECT_FALSE(b.dequeue());
+  b.remove_pair(10);        // idle now: removed, in-flight forgotten
+  b.remove_pair(10);        // already gone
+  b.remove_tenant(1);       // no pairs left
+  b.add_tenant(1, 4);       // the id can be reused
+  b.add_pair(10, 1, 5000);
+  b.enqueue(10, 1, 100, 99);
+  EXPECT_TRUE(b.dequeue());
+  EXPECT_EQ(b.removed_ok, 2u);
+}
+
+// Random sequences of every operation, removals and class moves included:
+// every result and every pick identical to the model.
+TEST(UfabSched, RandomControlAndTrafficExact) {
+  for (uint32_t seed : {11u, 12u}) {
+    SCOPED_TRACE(seed);
+    std::mt19937 rng(seed);
+    Both b;
+    for (uint32_t t = 0; t < kTenants; ++t) b.add_tenant(t, rng() % 8);
+    for (uint32_t p = 0; p < kPairs; ++p) b.add_pair(p, rng() % kTenants, 2000 + rng() % 100000);
+    uint32_t tag = 0;
+    for (int i = 0; i < 20000; ++i) {
+      const uint32_t r = rng() % 100;
+      const uint32_t p = rng() % (kPairs + 2);
+      const uint32_t t = rng() % (kTenants + 1);
+      if (r < 30) {
+        b.enqueue(p, rng() % kFlows, 64 + rng() % 1437, tag++);
+      } else if (r < 62) {
+        b.dequeue();
+      } else if (r < 72) {
+        b.on_acked(p, rng() % 6000);
+      } else if (r < 76) {
+        b.set_window(p, rng() % 8 == 0 ? 0 : rng() % 300000);
+      } else if (r < 82) {
+        b.set_class(t, rng() % 8);
+      } else if (r < 89) {
+        b.remove_pair(p);
+      } else if (r < 95) {
+        b.add_pair(p, t, 2000 + rng() % 100000);
+      } else if (r < 98) {
+        b.remove_tenant(t);
+      } else if (r < 99) {
+        b.add_tenant(t, rng() % 8);
+      } else {
+        b.set_weight(rng() % 8, 1 + rng() % 300);
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
+    std::printf("seed %u: %llu dequeues, %llu removals, %llu class moves of active tenants\n", seed,
+                static_cast<unsigned long long>(b.dequeues), static_cast<unsigned long long>(b.removed_ok),
+                static_cast<unsigned long long>(b.reclass_moves));
+    EXPECT_GT(b.dequeues, 2000u);
+    EXPECT_GT(b.removed_ok, 100u) << "removals that succeeded (pairs and tenants)";
+    EXPECT_GT(b.reclass_moves, 30u) << "class moves of active tenants";
+  }
 }
 
 }  // namespace

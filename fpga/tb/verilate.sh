@@ -10,5 +10,5 @@ mdir="$out/V${top}_obj"
 rm -rf "$mdir"
 verilator --cc --build -j 2 -Wall --Mdir "$mdir" --top-module "$top" --prefix "V$top" \
   -CFLAGS "-fPIC -w" -MAKEFLAGS "OPT_FAST=-O2" "$@" >"$out/V${top}.log" 2>&1 || { cat "$out/V${top}.log" >&2; exit 1; }
-cp "$mdir/V$top.h" "$out/V$top.h"
+cp "$mdir"/V"$top"*.h "$out"/  # the model and (for public signals) its root class
 cp "$mdir/V${top}__ALL.a" "$out/libV$top.a"
