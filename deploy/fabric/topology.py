@@ -178,8 +178,8 @@ class Fabric:
             f"  fabric_port: {len(h.tenants)}",
             f"  ip: {h.ip}",
             f"  mac: \"{h.mac}\"",
-            # The edge's NIC rate: the host link's capacity (pipeline/fabric_pacer.hpp).
-            f"  fabric_rate_mbps: {int(sc.get('edge_nic_mbps', self.link_mbps()))}",
+            # The edge's NIC rate: its access link's capacity (pipeline/fabric_pacer.hpp).
+            f"  fabric_rate_mbps: {int(sc.get('edge_nic_mbps', sc.get('access_mbps', 100)))}",
             "params:",
             f"  unit_bw_gbps: {float(sc['unit_mbps']) / 1000}",
             f"  probe_every_bytes: {int(sc.get('probe_every_bytes', 4096))}",
