@@ -9,10 +9,14 @@ Two phases, each counted at the receiver:
   1. dpdk-testpmd --forward-mode=txonly, 64 B frames of one VM-pair
      (198.18.0.1 -> 198.18.0.2, tenant 100) as fast as it can: Mpps and Gb/s
      that arrive, and ufab-edge's drops per reason.
-  2. ufab-traffic gen, three tenants (weight classes 0, 1, 2) at fixed rates
-     with sequence numbers and send timestamps in the payload: per-tenant
-     frames, loss, share of the received bytes and one-way latency
-     percentiles (generator send -> sink receive, same host clock).
+  2. ufab-traffic gen, three tenants (weight classes 0, 1, 2: WFQ weights
+     1:2:4, guarantees 1, 2, 4 Gb/s) each offering 300 Mb/s into an edge
+     whose fabric port is paced at 300 Mb/s (edge.fabric_rate_mbps): 3x
+     overload, so the scheduler decides the shares. Per tenant: frames,
+     loss, share of the received bytes against its WFQ target (1/7, 2/7,
+     4/7) and one-way latency percentiles (generator send -> sink receive,
+     same host clock), with sequence numbers and send timestamps in the
+     payload.
 ufab-edge runs with params.window_gating: false (edge/README.md): the
 receiver does not answer probes, so with gating the pair would stop after
 its first window. What is measured is the edge's data path between two
@@ -49,9 +53,14 @@ remote_vms:
   - {name: b2, id: 13, tenant: 200, ip: 192.168.1.2, host: hB}
   - {name: c2, id: 14, tenant: 300, ip: 192.168.2.2, host: hB}
 """
-FLOWS = ["tenant=100,src=192.168.0.1,dst=192.168.0.2,rate=100M,size=1000",
-         "tenant=200,src=192.168.1.1,dst=192.168.1.2,rate=200M,size=1000",
-         "tenant=300,src=192.168.2.1,dst=192.168.2.2,rate=400M,size=1000"]
+FLOWS = ["tenant=100,src=192.168.0.1,dst=192.168.0.2,rate=300M,size=1000",
+         "tenant=200,src=192.168.1.1,dst=192.168.1.2,rate=300M,size=1000",
+         "tenant=300,src=192.168.2.1,dst=192.168.2.2,rate=300M,size=1000"]
+# Phase 2's edge: the same, its fabric port paced at 300 Mb/s (3x overload).
+PACED_MBPS = 300
+CONFIG_PACED = CONFIG.replace('mac: "02:00:00:00:00:01"}', f'mac: "02:00:00:00:00:01", fabric_rate_mbps: {PACED_MBPS}}}', 1)
+# WFQ targets of phase 2: class weights 1, 2, 4 (sched/weight_class.hpp).
+WFQ_TARGET = {100: 1 / 7, 200: 2 / 7, 300: 4 / 7}
 
 
 def kv(line):
@@ -97,7 +106,7 @@ def wait_socket(path, timeout=60):
 def phase(name, work, edge_bin, traffic_bin, gen_cmd_fn, seconds, pid):
     vm_sock, fab_sock = os.path.join(work, f"{name}_vm.sock"), os.path.join(work, f"{name}_fab.sock")
     logs = {k: os.path.join(work, f"{name}_{k}.log") for k in ("edge", "sink", "gen")}
-    cfg = os.path.join(work, "edge.yaml")
+    cfg = os.path.join(work, "edge_paced.yaml" if name == "tenants" else "edge.yaml")
     # A memif client connects only to a started device and does not retry:
     # the sink (server) first, then the edge (server to the VM side, client
     # of the sink), then the generator (client).
@@ -161,6 +170,8 @@ def main():
     work = tempfile.mkdtemp(prefix="ufab-bench-wire-")
     with open(os.path.join(work, "edge.yaml"), "w") as f:
         f.write(CONFIG)
+    with open(os.path.join(work, "edge_paced.yaml"), "w") as f:
+        f.write(CONFIG_PACED)
     pid = os.getpid()
     res = {"setup": {"link": "net_memif (copy mode), 3 processes on 2 vCPUs", "window_gating": False,
                      "seconds": a.seconds}}
@@ -194,7 +205,7 @@ def main():
               f" the edge forwarded ({r['edge_mpps']:.3f} Mpps encapsulated)")
         for t in r.get("tenants", []):
             print(f"  tenant {t['tenant']}: sent {t['tx_pkts']} received {t['rx_pkts']} lost {t['lost']}"
-                  f" share {t['share']:.3f} of received bytes, one-way latency p50 {t['p50_us']} p99 {t['p99_us']}"
+                  f" share {t['share']:.3f} of received bytes (WFQ target {t['target']:.3f}), one-way latency p50 {t['p50_us']} p99 {t['p99_us']}"
                   f" max {t['max_us']} us")
     if a.json:
         with open(a.json, "w") as f:
@@ -242,7 +253,7 @@ def summarize(logs, gen_s, sink, gen_kind):
     if gen_kind != "testpmd":
         out["tenants"] = [{"tenant": int(t["tenant"]), "tx_pkts": next(
             (int(g["tx_pkts"]) for g in lines_with(logs["gen"], "ufab-traffic tenant=") if g["tenant"] == t["tenant"]), 0),
-            "rx_pkts": int(t["rx_pkts"]), "lost": int(t["lost"]), "share": int(t["rx_bytes"]) / total,
+            "rx_pkts": int(t["rx_pkts"]), "lost": int(t["lost"]), "share": int(t["rx_bytes"]) / total, "target": WFQ_TARGET.get(int(t["tenant"]), 0.0),
             "p50_us": t["lat_p50_us"], "p99_us": t["lat_p99_us"], "max_us": t["lat_max_us"]} for t in ten]
     if sink:
         out["sink_json"] = sink

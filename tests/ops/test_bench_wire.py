@@ -61,6 +61,13 @@ class BenchWire(unittest.TestCase):
         ten = {t["tenant"]: t for t in self.res["tenants"]["tenants"]}
         self.assertEqual(sorted(ten), [100, 200, 300])
         self.assertAlmostEqual(sum(t["share"] for t in ten.values()), 1.0, places=6)
+        # 3x overload behind the paced fabric port: WFQ over classes 1:2:4
+        # decides the shares (1/7, 2/7, 4/7). Bound: 0.05 absolute, for the
+        # start and end of the run when not every tenant is backlogged.
+        for vni, target in ((100, 1 / 7), (200, 2 / 7), (300, 4 / 7)):
+            self.assertAlmostEqual(ten[vni]["target"], target, places=9)
+            self.assertLessEqual(abs(ten[vni]["share"] - target), 0.05,
+                                 f"tenant {vni}: share {ten[vni]['share']:.3f} vs WFQ target {target:.3f}")
         for vni, t in ten.items():
             self.assertGreater(t["rx_pkts"], 0, vni)
             self.assertLessEqual(t["rx_pkts"], t["tx_pkts"], vni)
