@@ -205,7 +205,7 @@ def main():
               f" the edge forwarded ({r['edge_mpps']:.3f} Mpps encapsulated)")
         for t in r.get("tenants", []):
             print(f"  tenant {t['tenant']}: sent {t['tx_pkts']} received {t['rx_pkts']} lost {t['lost']}"
-                  f" share {t['share']:.3f} of received bytes (WFQ target {t['target']:.3f}), one-way latency p50 {t['p50_us']} p99 {t['p99_us']}"
+                  f" share {t['share']:.3f} of received bytes (WFQ target {t['target']:.3f}), one-way latency p50 {t['p50_us']} p99 {t['p99_us']} p99.9 {t['p999_us']}"
                   f" max {t['max_us']} us")
     if a.json:
         with open(a.json, "w") as f:
@@ -254,7 +254,8 @@ def summarize(logs, gen_s, sink, gen_kind):
         out["tenants"] = [{"tenant": int(t["tenant"]), "tx_pkts": next(
             (int(g["tx_pkts"]) for g in lines_with(logs["gen"], "ufab-traffic tenant=") if g["tenant"] == t["tenant"]), 0),
             "rx_pkts": int(t["rx_pkts"]), "lost": int(t["lost"]), "share": int(t["rx_bytes"]) / total, "target": WFQ_TARGET.get(int(t["tenant"]), 0.0),
-            "p50_us": t["lat_p50_us"], "p99_us": t["lat_p99_us"], "max_us": t["lat_max_us"]} for t in ten]
+            "p50_us": t["lat_p50_us"], "p99_us": t["lat_p99_us"], "p999_us": t["lat_p999_us"],
+            "max_us": t["lat_max_us"]} for t in ten]
     if sink:
         out["sink_json"] = sink
     return out

@@ -25,10 +25,11 @@ void print_report(const Engine& e, bool gen) {
   for (const TenantTally& t : e.tally().tenants())
     std::printf("ufab-traffic tenant=%u tx_pkts=%" PRIu64 " tx_bytes=%" PRIu64 " rx_pkts=%" PRIu64
                 " rx_bytes=%" PRIu64 " lost=%" PRIu64 " late=%" PRIu64
-                " rx_mbps=%.3f lat_p50_us=%.1f lat_p99_us=%.1f lat_max_us=%.1f\n",
+                " rx_mbps=%.3f lat_p50_us=%.1f lat_p99_us=%.1f lat_p999_us=%.1f lat_max_us=%.1f\n",
                 t.tenant, t.tx_pkts, t.tx_bytes, t.rx_pkts, t.rx_bytes, t.lost, t.late, rx_rate_bps(t) / 1e6,
                 static_cast<double>(t.latency.percentile(0.5)) / 1e3,
-                static_cast<double>(t.latency.percentile(0.99)) / 1e3, static_cast<double>(t.latency.max()) / 1e3);
+                static_cast<double>(t.latency.percentile(0.99)) / 1e3,
+                static_cast<double>(t.latency.percentile(0.999)) / 1e3, static_cast<double>(t.latency.max()) / 1e3);
   for (const FlowState& f : e.flows())
     std::printf("ufab-traffic flow=%u tenant=%u pattern=%s sent=%" PRIu64 " bytes=%" PRIu64 " bursts=%" PRIu64
                 " alloc_fail=%" PRIu64 "\n",
