@@ -6,7 +6,7 @@ between real DPDK processes over net_memif (shared-memory rings, copy mode):
   (client)                    (server x2, -l 1)             (ufab-traffic sink)
 
 Two phases, each counted at the receiver:
-  1. dpdk-testpmd --forward-mode=txonly, 64 B frames of one VM-pair
+  1. dpdk-testpmd --forward-mode=txonly, 64 B and then 1500 B frames of one VM-pair
      (198.18.0.1 -> 198.18.0.2, tenant 100) as fast as it can: Mpps and Gb/s
      that arrive, and ufab-edge's drops per reason.
   2. ufab-traffic gen, three tenants (weight classes 0, 1, 2: WFQ weights
@@ -178,13 +178,15 @@ def main():
     print("ufab bench wire: generator -> ufab-edge -> ufab-traffic sink over memif; window gating OFF"
           " (the sink answers no probes)")
 
-    # Phase 1: testpmd txonly, 64 B, one pair, flat out.
-    def testpmd_cmd(sock, prefix):
-        return ["timeout", "-s", "INT", str(a.seconds), testpmd] + eal(prefix, "0,1") + [
-            "--vdev", f"net_memif0,role=client,socket={sock}", "--", "--forward-mode=txonly", "--txpkts=64",
-            "--tx-ip=198.18.0.1,198.18.0.2", "--total-num-mbufs=8192", "--stats-period", "1"]
-    logs, gen_s, sink = phase("txonly", work, edge_bin, traffic_bin, testpmd_cmd, a.seconds, pid)
-    res["txonly"] = summarize(logs, gen_s, sink, "testpmd")
+    # Phase 1: testpmd txonly, 64 B and 1500 B frames, one pair, flat out.
+    for name, size in (("txonly", 64), ("txonly_1500", 1500)):
+        def testpmd_cmd(sock, prefix, size=size):
+            return ["timeout", "-s", "INT", str(a.seconds), testpmd] + eal(prefix, "0,1") + [
+                "--vdev", f"net_memif0,role=client,socket={sock}", "--", "--forward-mode=txonly", f"--txpkts={size}",
+                "--tx-ip=198.18.0.1,198.18.0.2", "--total-num-mbufs=8192", "--stats-period", "1"]
+        logs, gen_s, sink = phase(name, work, edge_bin, traffic_bin, testpmd_cmd, a.seconds, pid)
+        res[name] = summarize(logs, gen_s, sink, "testpmd")
+        res[name]["frame_bytes"] = size
 
     # Phase 2: ufab-traffic gen, three tenants, latency and shares.
     def gen_cmd(sock, prefix):
@@ -196,7 +198,7 @@ def main():
     logs, gen_s, sink = phase("tenants", work, edge_bin, traffic_bin, gen_cmd, a.seconds, pid)
     res["tenants"] = summarize(logs, gen_s, sink, "ufab-traffic")
 
-    for name in ("txonly", "tenants"):
+    for name in ("txonly", "txonly_1500", "tenants"):
         r = res[name]
         print(f"{name}: generator ({r['gen']}) sent {r['gen_tx']} frames; edge rx={r['edge']['rx']}"
               f" encap={r['edge']['encap']} dropped={r['edge']['dropped']} {r['edge']['drops']}"

@@ -42,7 +42,7 @@ class BenchWire(unittest.TestCase):
         shutil.rmtree(getattr(cls, "dir", ""), ignore_errors=True)
 
     def test_every_phase_conserves_at_the_edge(self):
-        for name in ("txonly", "tenants"):
+        for name in ("txonly", "txonly_1500", "tenants"):
             e = self.res[name]["edge"]
             self.assertTrue(e["conserved"], f"{name}: ufab-edge's rx = tx + queued + drops")
             self.assertGreater(e["rx"], 0, f"{name}: the edge received frames")
@@ -51,7 +51,7 @@ class BenchWire(unittest.TestCase):
             self.assertLessEqual(e["rx"], self.res[name]["gen_tx"], name)
 
     def test_counts_are_taken_at_the_receiver(self):
-        for name in ("txonly", "tenants"):
+        for name in ("txonly", "txonly_1500", "tenants"):
             r = self.res[name]
             self.assertGreater(r["sink_rx"], 0, f"{name}: the sink received frames")
             # The sink gets the edge's encapsulated data and its probes, nothing more.
