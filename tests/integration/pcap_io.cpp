@@ -34,4 +34,16 @@ std::vector<Frame> read_pcap(const std::string& path) {
   return out;
 }
 
+std::vector<uint64_t> read_pcap_times_us(const std::string& path) {
+  char err[PCAP_ERRBUF_SIZE] = {};
+  std::unique_ptr<pcap_t, decltype(&pcap_close)> p(pcap_open_offline(path.c_str(), err), &pcap_close);
+  if (!p) throw std::runtime_error("cannot read " + path + ": " + err);
+  std::vector<uint64_t> out;
+  pcap_pkthdr* h = nullptr;
+  const u_char* data = nullptr;
+  while (pcap_next_ex(p.get(), &h, &data) == 1)
+    out.push_back(static_cast<uint64_t>(h->ts.tv_sec) * 1'000'000 + static_cast<uint64_t>(h->ts.tv_usec));
+  return out;
+}
+
 }  // namespace ufab::itest

@@ -13,5 +13,7 @@ using Frame = std::vector<uint8_t>;
 void write_pcap(const std::string& path, const std::vector<Frame>& frames);
 // Reads every frame of a pcap file. Throws std::runtime_error.
 std::vector<Frame> read_pcap(const std::string& path);
+// The capture time of every frame, in microseconds. Throws std::runtime_error.
+std::vector<uint64_t> read_pcap_times_us(const std::string& path);
 
 }  // namespace ufab::itest

@@ -10,10 +10,11 @@
 //  - every frame reaches the right VM of B unchanged, and nothing else does;
 //  - per tenant: the delivered bytes are exactly what the tenant sent
 //    (hand-computed), on every hop (edge ports, pair bytes with their
-//    encapsulation), and each tenant's pair has its token, i.e. its share
-//    under contention (guarantee / B_u: 2 and 1). There is no bottleneck in
-//    this topology, so the shares themselves are not measured here (the
-//    closed-loop tests do that against the model);
+//    encapsulation), and each tenant's pair has its token (guarantee / B_u:
+//    2 and 1);
+//  - per-tenant shares under contention: edge A's fabric port is paced at
+//    2 Mb/s, both tenants queue there, and while both are queued tenant 100
+//    (weight class 2) gets twice tenant 200's bytes at the receiving VMs;
 //  - conservation at every hop: OVS port counters (VM rx = edge-port tx, edge
 //    -port rx = VM tx, no drops), ufab-edge's own (conserved=1, encap/decap
 //    counts) and the OpenFlow rules' packet counts;
@@ -46,6 +47,10 @@ using namespace ufab::itest;
 
 constexpr uint32_t kVmA = 0xc0a80001, kVmB = 0xc0a80002;
 constexpr int kFrames100 = 48, kFrames200 = 24;
+// Edge A paces its fabric port at 2 Mb/s (edge.fabric_rate_mbps): both
+// tenants' frames queue there, and its scheduler shares the port by weight
+// class (tenant 100 in class 1 = weight 2, tenant 200 in class 0 = weight 1).
+constexpr unsigned kFabricMbpsA = 2;
 
 std::string g_sidecar, g_dir;
 std::vector<int> g_pids;
@@ -97,12 +102,14 @@ long long ovs_stat(const std::string& iface, const std::string& key) {
 }
 
 std::string edge_config(const char* me, const char* peer, const char* my_mac, const char* peer_mac, int my_id,
-                        int peer_id, const char* label, const char* vm_ip, const char* peer_vm_ip) {
+                        int peer_id, const char* label, const char* vm_ip, const char* peer_vm_ip,
+                        unsigned fabric_rate_mbps) {
   char buf[2048];
   std::snprintf(buf, sizeof(buf), R"(edge:
   fabric_port: 2
   ip: %s
   mac: "%s"
+  fabric_rate_mbps: %u
 params:
   unit_bw_gbps: 1
   idle_finish_ms: 20
@@ -122,7 +129,7 @@ remote_vms:
   - {name: t100_%d, id: %d, tenant: 100, ip: %s, host: peer}
   - {name: t200_%d, id: %d, tenant: 200, ip: %s, host: peer}
 )",
-                me, my_mac, my_id, my_id, vm_ip, my_id + 1, my_id + 1, vm_ip, peer, peer_mac, label, peer_id, peer_id,
+                me, my_mac, fabric_rate_mbps, my_id, my_id, vm_ip, my_id + 1, my_id + 1, vm_ip, peer, peer_mac, label, peer_id, peer_id,
                 peer_vm_ip, peer_id + 1, peer_id + 1, peer_vm_ip);
   return buf;
 }
@@ -225,9 +232,9 @@ int main(int argc, char** argv) {
   g_prefixes = {pa, pb, pc, pv};
 
   write_text(d + "/A.yaml", edge_config("10.0.0.1", "10.0.0.2", "02:00:00:00:00:01", "02:00:00:00:00:02", 1, 11, "1",
-                                        "192.168.0.1", "192.168.0.2"));
+                                        "192.168.0.1", "192.168.0.2", kFabricMbpsA));
   write_text(d + "/B.yaml", edge_config("10.0.0.2", "10.0.0.1", "02:00:00:00:00:02", "02:00:00:00:00:01", 11, 1, "0",
-                                        "192.168.0.2", "192.168.0.1"));
+                                        "192.168.0.2", "192.168.0.1", 0));
   write_text(d + "/sidecar.conf", sidecar_conf(d));
   // Tenants reuse the VM addresses (the port names the tenant); tenant 200's
   // B VM has its own MAC. Every frame of a tenant has its own length.
@@ -348,6 +355,29 @@ int main(int argc, char** argv) {
   const std::vector<Frame> got100 = read_pcap(d + "/B100_out.pcap"), got200 = read_pcap(d + "/B200_out.pcap");
   ITEST_CHECK(same_frames(t100, got100), "tenant 100: %zu of %d frames delivered unchanged to its VM", got100.size(), kFrames100);
   ITEST_CHECK(same_frames(t200, got200), "tenant 200: %zu of %d frames delivered unchanged to its VM", got200.size(), kFrames200);
+  // Per-tenant shares under contention, at the receiving VMs: while both
+  // tenants were queued at edge A (until tenant 200's last frame arrived),
+  // WFQ gave tenant 100 twice tenant 200's bytes as the scheduler counts them
+  // (frame + 54 B of encapsulation). All 24 frames of tenant 200 (18636 B on
+  // the wire) arrived by then, so tenant 100 should have 37272 wire bytes;
+  // bound: 3 of its frames (WFQ lags by at most one frame per tenant, the
+  // pacer releases up to 4 frames together).
+  if (got100.size() == static_cast<size_t>(kFrames100) && got200.size() == static_cast<size_t>(kFrames200)) {
+    const std::vector<uint64_t> ts100 = read_pcap_times_us(d + "/B100_out.pcap"),
+                                ts200 = read_pcap_times_us(d + "/B200_out.pcap");
+    uint64_t wire100 = 0, wire200 = 0;
+    for (const Frame& f : got200) wire200 += f.size() + 54;
+    for (size_t i = 0; i < got100.size(); ++i)
+      if (ts100[i] <= ts200.back()) wire100 += got100[i].size() + 54;
+    const int64_t lag = static_cast<int64_t>(wire100) - 2 * static_cast<int64_t>(wire200);
+    std::printf("shares while both queued: tenant 100 %llu wire bytes, tenant 200 %llu (ratio %.3f, want 2)\n",
+                static_cast<unsigned long long>(wire100), static_cast<unsigned long long>(wire200),
+                static_cast<double>(wire100) / static_cast<double>(wire200));
+    ITEST_CHECK(wire200 == 18636 && std::llabs(lag) <= 3 * (642 + 7 * 47 + 54),
+                "WFQ share at the receiving VMs: tenant 100 got %llu wire bytes while tenant 200 got %llu (want 2:1 within "
+                "3 frames)",
+                static_cast<unsigned long long>(wire100), static_cast<unsigned long long>(wire200));
+  }
   ITEST_CHECK(bytes(got100) == 38712 && bytes(got200) == 17340, "per-tenant bytes delivered: %zu / %zu (want 38712 / 17340)",
               bytes(got100), bytes(got200));
 
