@@ -103,10 +103,10 @@ def wait_socket(path, timeout=60):
     return False
 
 
-def phase(name, work, edge_bin, traffic_bin, gen_cmd_fn, seconds, pid):
+def phase(name, work, edge_bin, traffic_bin, gen_cmd_fn, seconds, pid, cfg_name="edge.yaml"):
     vm_sock, fab_sock = os.path.join(work, f"{name}_vm.sock"), os.path.join(work, f"{name}_fab.sock")
     logs = {k: os.path.join(work, f"{name}_{k}.log") for k in ("edge", "sink", "gen")}
-    cfg = os.path.join(work, "edge_paced.yaml" if name == "tenants" else "edge.yaml")
+    cfg = os.path.join(work, cfg_name)
     # A memif client connects only to a started device and does not retry:
     # the sink (server) first, then the edge (server to the VM side, client
     # of the sink), then the generator (client).
@@ -195,7 +195,7 @@ def main():
         for fl in FLOWS:
             c += ["--flow", fl]
         return c
-    logs, gen_s, sink = phase("tenants", work, edge_bin, traffic_bin, gen_cmd, a.seconds, pid)
+    logs, gen_s, sink = phase("tenants", work, edge_bin, traffic_bin, gen_cmd, a.seconds, pid, "edge_paced.yaml")
     res["tenants"] = summarize(logs, gen_s, sink, "ufab-traffic")
 
     for name in ("txonly", "txonly_1500", "tenants"):

@@ -23,26 +23,32 @@ void write_pcap(const std::string& path, const std::vector<Frame>& frames) {
   }
 }
 
-std::vector<Frame> read_pcap(const std::string& path) {
+namespace {
+
+// Calls f(header, data) for every frame of the pcap file at path.
+template <class F>
+void for_each_frame(const std::string& path, F&& f) {
   char err[PCAP_ERRBUF_SIZE] = {};
   std::unique_ptr<pcap_t, decltype(&pcap_close)> p(pcap_open_offline(path.c_str(), err), &pcap_close);
   if (!p) throw std::runtime_error("cannot read " + path + ": " + err);
-  std::vector<Frame> out;
   pcap_pkthdr* h = nullptr;
   const u_char* data = nullptr;
-  while (pcap_next_ex(p.get(), &h, &data) == 1) out.emplace_back(data, data + h->caplen);
+  while (pcap_next_ex(p.get(), &h, &data) == 1) f(*h, data);
+}
+
+}  // namespace
+
+std::vector<Frame> read_pcap(const std::string& path) {
+  std::vector<Frame> out;
+  for_each_frame(path, [&](const pcap_pkthdr& h, const u_char* data) { out.emplace_back(data, data + h.caplen); });
   return out;
 }
 
 std::vector<uint64_t> read_pcap_times_us(const std::string& path) {
-  char err[PCAP_ERRBUF_SIZE] = {};
-  std::unique_ptr<pcap_t, decltype(&pcap_close)> p(pcap_open_offline(path.c_str(), err), &pcap_close);
-  if (!p) throw std::runtime_error("cannot read " + path + ": " + err);
   std::vector<uint64_t> out;
-  pcap_pkthdr* h = nullptr;
-  const u_char* data = nullptr;
-  while (pcap_next_ex(p.get(), &h, &data) == 1)
-    out.push_back(static_cast<uint64_t>(h->ts.tv_sec) * 1'000'000 + static_cast<uint64_t>(h->ts.tv_usec));
+  for_each_frame(path, [&](const pcap_pkthdr& h, const u_char*) {
+    out.push_back(static_cast<uint64_t>(h.ts.tv_sec) * 1'000'000 + static_cast<uint64_t>(h.ts.tv_usec));
+  });
   return out;
 }
 
