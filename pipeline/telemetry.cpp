@@ -65,7 +65,7 @@ Telemetry::Telemetry(Edge& e) : e_(e) {
     rte_telemetry_register_cmd("/ufab/stats", cb_stats, "ufab-edge counters, drops per reason, conservation. No parameters");
     rte_telemetry_register_cmd("/ufab/tenants", cb_tenants, "Tenants: guarantee, tokens, weight class, pairs. No parameters");
     rte_telemetry_register_cmd("/ufab/paths", cb_paths, "Remote hosts: base RTT, candidate paths, drained. No parameters");
-    rte_telemetry_register_cmd("/ufab/pairs", cb_pairs, "VM-pairs (64 at a time). Parameter: first pair index");
+    rte_telemetry_register_cmd("/ufab/pairs", cb_pairs, "VM-pairs, 32 at a time, and next_first when more follow. Parameter: first pair index");
     rte_telemetry_register_cmd("/ufab/pair", cb_pair, "One VM-pair with its last 64 samples. Parameter: pair index");
     rte_telemetry_register_cmd("/ufab/tenant_set", cb_tenant_set, "Set a tenant's guarantee. Parameters: VNI,GBPS");
     rte_telemetry_register_cmd("/ufab/path_drain", cb_path_drain, "Stop using a path. Parameters: HOST,PATH");

@@ -227,13 +227,15 @@ class Client:
         return out
 
     def pairs(self, first=0, limit=None):
-        """All pairs with index >= `first`, at most `limit`. /ufab/pairs,FIRST answers the
-        pairs with index FIRST..FIRST+63, but DPDK cuts a reply at max_output_len (16 KB,
-        about 59 pairs) wherever it is: the next request starts at the smallest index not
-        received yet, until a request brings nothing new."""
+        """All pairs with index >= `first`, at most `limit`. /ufab/pairs,FIRST answers up to 32
+        pairs from index FIRST on and "next_first" when more follow. A reply that DPDK cut at
+        max_output_len (16 KB; older ufab-edge sent 64 pairs a page, about 59 fit) is also
+        handled: the next request starts at the smallest index not received yet, until a
+        request brings nothing new."""
         out, seen = {}, set()
         while limit is None or len(out) < limit:
             page = normalize(self.call("/ufab/pairs", str(first)))
+            nxt = page.pop("next_first", None)
             new = 0
             for k, v in page.items():
                 idx = v.get("index") if isinstance(v, dict) else None
@@ -245,6 +247,9 @@ class Client:
                 new += 1
                 if idx is not None:
                     seen.add(idx)
+            if isinstance(nxt, int) and nxt > first:
+                first = nxt
+                continue
             if new == 0:
                 break
             while first in seen:

@@ -148,6 +148,18 @@ class RealEdge(unittest.TestCase):
         self.assertEqual(len(self.ctl_json("pairs", "--limit", "5")), 5)
         rc, out, _ = ufabctl(*self.p, "pairs")
         self.assertEqual(len(out.splitlines()), N_PAIRS + 1)
+        # One reply is one whole page: 32 pairs and where the next page starts.
+        rc, out, err = ufabctl(*self.p, "--json", "raw", "/ufab/pairs,0")
+        self.assertEqual(rc, 0, err)
+        page = json.loads(out)
+        page = page.get("/ufab/pairs", page)
+        self.assertEqual(page.pop("next_first"), 32)
+        self.assertEqual(sorted(v["index"] for v in page.values()), list(range(32)))
+        rc, out, err = ufabctl(*self.p, "--json", "raw", "/ufab/pairs,64")
+        page = json.loads(out)
+        page = page.get("/ufab/pairs", page)
+        self.assertNotIn("next_first", page)
+        self.assertEqual(sorted(v["index"] for v in page.values()), list(range(64, N_PAIRS)))
 
     def test_connection_errors(self):
         rc, _, err = ufabctl("--file-prefix", "ufab_no_such_prefix", "stats")
@@ -356,6 +368,15 @@ class FakeSocketFormats(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertEqual(sorted(v["index"] for v in json.loads(out).values()), list(range(72)))
         self.assertEqual([r for r in f.received if r != "/"], ["/ufab/pairs,0", "/ufab/pairs,40", "/ufab/pairs,72"])
+
+    def test_pairs_follows_next_first(self):
+        pair = lambda i: (f"pair_{i}", {"index": i, "local": "a", "remote": "b"})  # noqa: E731
+        f, p = self.fake({"/ufab/pairs,0": {**dict(pair(i) for i in range(32)), "next_first": 32},
+                          "/ufab/pairs,32": dict(pair(i) for i in range(32, 40)), "/ufab/pairs,40": {}})
+        rc, out, err = ufabctl(*p, "--json", "pairs")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(sorted(v["index"] for v in json.loads(out).values()), list(range(40)))
+        self.assertEqual([r for r in f.received if r != "/"], ["/ufab/pairs,0", "/ufab/pairs,32", "/ufab/pairs,40"])
 
     def test_workers_table_and_json(self):
         w = {"worker0": {"lcore": 1, "pairs": 40, "rx": 100, "tx": 90, "queued": 10, "busy": "0.25"}}
