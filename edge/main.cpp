@@ -84,7 +84,7 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     port_cfg.n_txq = static_cast<uint16_t>(one_queue ? 1 : std::max<size_t>(1, std::min<size_t>(workers, dev.max_tx_queues)));
     port_cfg.xdp_udp_port = cfg.udp_port;  // host mode: what the XDP program steers to us
     const dpdk::PortInfo info = dpdk::setup_port(p, pool, port_cfg);
-    edge.attach_port(p, port_cfg.n_txq);
+    edge.attach_port(p, info.n_txq);
     std::printf("ufab-edge port %u %s (%s) link %s, %s\n", p, info.name.c_str(), info.driver.c_str(),
                 info.link_up ? "up" : "down", p == cfg.fabric_port ? "fabric" : "VM side");
     if (!info.note.empty()) std::fprintf(stderr, "ufab-edge: port %u: %s\n", p, info.note.c_str());
@@ -99,12 +99,13 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
       std::printf(" %u(%zu pairs)", edge.layout.worker_lcores[w], edge.shards[w]->pairs.size());
     std::printf("\n");
   }
-  // rte_flow MARK names a pair by its index in one worker's shard: with
-  // several workers classification stays in software (dispatch to the owner).
-  if (edge.shards.size() == 1)
-    pipeline::install_offload(*edge.shards[0]);
-  else
-    std::printf("ufab-edge offload: off with %zu workers (software classification and dispatch)\n", workers);
+  // rte_flow MARK names a pair by (worker, index in its shard): the RX lcore
+  // dispatches by the mark, the owner classifies by it.
+  {
+    std::vector<pipeline::EdgeState*> shards;
+    for (auto& s : edge.shards) shards.push_back(s.get());
+    pipeline::install_offload(shards);
+  }
   std::printf("ufab-edge %zu tenants, %zu local VMs, %zu remote VMs, %zu VM-pairs\n", cfg.tenants.size(), cfg.vms.size(),
               cfg.remote_vms.size(), pairs);
   std::fflush(stdout);
@@ -124,7 +125,7 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     pipeline::run(edge, tel, lc, clock);
   }
   pipeline::print_report(edge, clock.now());
-  if (edge.shards.size() == 1) pipeline::remove_offload(*edge.shards[0]);
+  pipeline::remove_offload(*edge.shards[0]);
   for (uint16_t p = 0; p < n_ports; ++p) dpdk::close_port(p);
   return 0;
 }

@@ -23,6 +23,10 @@ uint16_t owner_of(const EdgeState& s, uint16_t port, const rte_mbuf* m) {
     if (wire::parse_frame(std::span<const uint8_t>(d, len), v, s.cfg.udp_port) != wire::WireError::ok) return s.worker;
     return s.layout.owner_of_wire_pair(v.shim.pair_id, s.worker);
   }
+  // rte_flow MARK (pipeline/flow_offload.hpp): the mark names the owner.
+  if (s.offload.marks(port) && (m->ol_flags & RTE_MBUF_F_RX_FDIR_ID) != 0 &&
+      mark_worker(m->hash.fdir.hi) < s.layout.workers())
+    return mark_worker(m->hash.fdir.hi);
   if (len < 34 || d[12] != 0x08 || d[13] != 0x00) return s.worker;
   ClassifyKey key{port, 0, 0, 0};
   std::memcpy(&key.src_ip, d + 26, 4);

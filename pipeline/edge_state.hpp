@@ -109,7 +109,7 @@ class EdgeState {
   std::vector<std::vector<uint32_t>> vm_pairs;  // sender pairs per local VM (empty when not ours)
   std::vector<PairHistory> history;             // per pair (/ufab/pair)
 
-  FlowOffload offload;       // rte_flow rules per port (pipeline/flow_offload.hpp); worker 0 with one worker
+  FlowOffload offload;       // rte_flow rules per port (pipeline/flow_offload.hpp): rules and counters in worker 0, every worker has the modes
   EdgeStats stats;
   std::vector<TxBuffer> tx;  // per DPDK port
   rte_ring* rx_ring = nullptr;             // frames dispatched to this worker

@@ -163,26 +163,36 @@ void negotiate_rx_mark(uint16_t port) {
   (void)rte_eth_rx_metadata_negotiate(port, &features);  // -ENOTSUP: the PMD needs no negotiation
 }
 
-void install_offload(EdgeState& s, std::span<const uint16_t> pair_queue) {
+void install_offload(std::span<EdgeState* const> shards) {
+  EdgeState& s = *shards[0];
   FlowOffload& o = s.offload;
   o.ports.resize(s.stats.ports.size());
-  const auto queue_of = [&](uint32_t p) { return p < pair_queue.size() ? pair_queue[p] : uint16_t{0}; };
+  bool markable = shards.size() <= kMarkMaxWorkers;
+  for (const EdgeState* sh : shards) markable = markable && sh->pairs.size() <= (size_t{1} << kMarkWorkerShift);
+  struct Owned {
+    const EdgeState* shard;
+    uint32_t pair;
+  };
   for (const uint16_t port : s.vm_ports) {
-    std::vector<uint32_t> mine;
-    for (uint32_t p = 0; p < s.pairs.size(); ++p)
-      if (s.cfg.vms[s.meta[p].local_vm].port == port) mine.push_back(p);
+    std::vector<Owned> mine;
+    for (const EdgeState* sh : shards)
+      for (uint32_t p = 0; p < sh->pairs.size(); ++p)
+        if (sh->cfg.vms[sh->meta[p].local_vm].port == port) mine.push_back({sh, p});
     PortOffload& po = o.ports[port];
     if (mine.empty()) {
       po.reason = "no VM-pairs behind this port";
+    } else if (!markable) {
+      po.reason = "more than 16 workers or 2^20 pairs in a shard: the MARK id cannot name them";
     } else {
       for (const OffloadMode mode : {OffloadMode::mark, OffloadMode::steer}) {
         const auto build = [&](FlowRule& r, size_t i) {
-          const PairMeta& pm = s.meta[mine[i]];
+          const EdgeState& sh = *mine[i].shard;
+          const PairMeta& pm = sh.meta[mine[i].pair];
           PairRuleSpec spec;
-          spec.src_ip = s.cfg.vms[pm.local_vm].ip;
-          spec.dst_ip = s.cfg.remote_vms[pm.remote_vm].ip;
-          spec.mark = mine[i];
-          spec.queue = queue_of(mine[i]);
+          spec.src_ip = sh.cfg.vms[pm.local_vm].ip;
+          spec.dst_ip = sh.cfg.remote_vms[pm.remote_vm].ip;
+          spec.mark = pair_mark(sh.worker, mine[i].pair);
+          spec.queue = 0;
           spec.with_mark = mode == OffloadMode::mark;
           build_pair_rule(r, spec);
         };
@@ -202,6 +212,10 @@ void install_offload(EdgeState& s, std::span<const uint16_t> pair_queue) {
   if (try_form(fp, po, 1, build)) po.mode = OffloadMode::steer;
   print_port(stdout, fp, po, 0);
   std::fflush(stdout);
+  for (EdgeState* sh : shards.subspan(1)) {
+    sh->offload.ports.resize(o.ports.size());
+    for (size_t port = 0; port < o.ports.size(); ++port) sh->offload.ports[port].mode = o.ports[port].mode;
+  }
 }
 
 void remove_offload(EdgeState& s) {

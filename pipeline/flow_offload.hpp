@@ -4,10 +4,14 @@
 // Rules, built per VM-side port:
 //  - one per VM-pair whose local VM sits behind the port:
 //        pattern  eth / [vlan vid] / ipv4 src is <local VM> dst is <remote VM> / end
-//        actions  MARK id = <pair index> / QUEUE <the pair's owning RX queue> / end
+//        actions  MARK id = <worker, pair index> / QUEUE <the pair's owning RX queue> / end
 //    With the rule installed, a frame of the pair arrives with
-//    RTE_MBUF_F_RX_FDIR_ID and mbuf.hash.fdir.hi = pair index, and vm_rx uses
-//    it instead of the rte_hash lookup;
+//    RTE_MBUF_F_RX_FDIR_ID and mbuf.hash.fdir.hi = the mark: the port's RX
+//    lcore hands the frame to the worker the mark names (no parsing, no
+//    lookup; dispatch.cpp), and that worker's vm_rx takes the pair from the
+//    mark instead of the rte_hash lookup. The mark is
+//        worker << kMarkWorkerShift | index of the pair in the worker's shard
+//    (24 bits in all: the MARK width of common NICs, e.g. mlx5);
 //  - on the fabric port, one rule steering μFAB control frames (probes,
 //    responses, finishes; shim `next` = control) to the control queue:
 //        pattern  eth / ipv4 dst is <this edge> / udp dst is <uFAB port> /
@@ -56,11 +60,19 @@ struct FlowRule {
   rte_flow_action_queue queue{};
 };
 
+// The MARK id of a VM-pair: its worker (< kMarkMaxWorkers) and its index in
+// that worker's shard (< 2^kMarkWorkerShift).
+inline constexpr uint32_t kMarkWorkerShift = 20;
+inline constexpr uint32_t kMarkMaxWorkers = 16;
+inline constexpr uint32_t pair_mark(uint16_t worker, uint32_t pair) { return uint32_t{worker} << kMarkWorkerShift | pair; }
+inline constexpr uint16_t mark_worker(uint32_t mark) { return static_cast<uint16_t>(mark >> kMarkWorkerShift); }
+inline constexpr uint32_t mark_pair(uint32_t mark) { return mark & ((uint32_t{1} << kMarkWorkerShift) - 1); }
+
 // A VM-pair's rule. IPs in host order; vlan 0: untagged.
 struct PairRuleSpec {
   uint32_t src_ip = 0, dst_ip = 0;
   uint16_t vlan = 0;
-  uint32_t mark = 0;      // pair index
+  uint32_t mark = 0;      // pair_mark(worker, pair index)
   uint16_t queue = 0;     // the pair's owning RX queue
   bool with_mark = true;  // false: QUEUE only (the `steer` form)
 };
@@ -102,9 +114,13 @@ struct FlowOffload {
 void negotiate_rx_mark(uint16_t port);
 
 // After the ports started: probes and installs the rules of every VM-side
-// port and of the fabric port into s.offload; pair_queue[p] is pair p's
-// owning RX queue (empty: queue 0 for all). Prints one line per port.
-void install_offload(EdgeState& s, std::span<const uint16_t> pair_queue = {});
+// port (the pairs of every shard, each marked with its worker) and of the
+// fabric port. The rules and counters go into shards[0]->offload; every
+// shard gets the ports' modes, so each worker knows which ports mark.
+// Every rule steers to RX queue 0 (one RX lcore per port dispatches).
+// Prints one line per port. More workers than kMarkMaxWorkers, or a shard
+// too large for the mark, keeps classification in software (printed).
+void install_offload(std::span<EdgeState* const> shards);
 // Destroys the rules (before the ports close).
 void remove_offload(EdgeState& s);
 

@@ -17,7 +17,7 @@ void print_report(Edge& e, Nanos now) {
   const EdgeTotals t = totals(e);
   print_stats(stdout, "final", now, t.stats, t.queued);
   print_port_stats(stdout, t.stats);
-  if (e.shards.size() == 1) print_offload(stdout, e.shards[0]->offload, t.stats.marked);
+  print_offload(stdout, e.shards[0]->offload, t.stats.marked);
   // What the PMDs counted before a frame reached the edge (no mbuf, ring full).
   for (uint16_t p = 0; p < t.stats.ports.size(); ++p) {
     rte_eth_stats es{};

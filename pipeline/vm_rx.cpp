@@ -81,13 +81,15 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
     cand[k++] = m;
   }
   if (s.offload.marks(port)) {
-    // rte_flow MARK (pipeline/flow_offload.hpp): the NIC named the pair;
-    // frames without a valid mark are looked up as usual.
+    // rte_flow MARK (pipeline/flow_offload.hpp): the NIC named the worker
+    // and the pair; frames without a valid mark for this worker are looked
+    // up as usual.
     uint32_t nk = 0, slot[TxBuffer::kCap], found[TxBuffer::kCap];
     for (uint32_t i = 0; i < k; ++i) {
       const rte_mbuf* m = cand[i];
-      if ((m->ol_flags & RTE_MBUF_F_RX_FDIR_ID) != 0 && m->hash.fdir.hi < s.pairs.size()) {
-        pair[i] = m->hash.fdir.hi;
+      const uint32_t mark = m->hash.fdir.hi;
+      if ((m->ol_flags & RTE_MBUF_F_RX_FDIR_ID) != 0 && mark_worker(mark) == s.worker && mark_pair(mark) < s.pairs.size()) {
+        pair[i] = mark_pair(mark);
         ++s.stats.marked;
       } else {
         kp[nk] = &keys[i];

@@ -47,7 +47,17 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
                              std::to_string(dev.max_tx_queues));
 
   rte_eth_conf conf{};
-  if (const int rc = rte_eth_dev_configure(port_id, cfg.n_rxq, cfg.n_txq, &conf); rc != 0) fail(port_id, "configure", rc);
+  info.n_txq = cfg.n_txq;
+  if (int rc = rte_eth_dev_configure(port_id, cfg.n_rxq, cfg.n_txq, &conf); rc != 0) {
+    // Some PMDs (net_tap) want as many RX as TX queues: fall back to one TX
+    // queue, which the caller shares between its lcores (e.g. ufab-edge's
+    // TX rings).
+    if (cfg.n_txq <= cfg.n_rxq || (rc = rte_eth_dev_configure(port_id, cfg.n_rxq, 1, &conf)) != 0)
+      fail(port_id, "configure", rc);
+    info.note = "the driver refused " + std::to_string(cfg.n_txq) + " TX queues with " + std::to_string(cfg.n_rxq) +
+                " RX queue(s): one TX queue";
+    info.n_txq = 1;
+  }
   info.rx_desc = cfg.rx_desc;
   info.tx_desc = cfg.tx_desc;
   if (const int rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &info.rx_desc, &info.tx_desc); rc != 0)
@@ -58,7 +68,7 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
   for (uint16_t q = 0; q < cfg.n_rxq; ++q)
     if (const int rc = rte_eth_rx_queue_setup(port_id, q, info.rx_desc, sock, nullptr, pool); rc != 0)
       fail(port_id, "rx_queue_setup", rc);
-  for (uint16_t q = 0; q < cfg.n_txq; ++q)
+  for (uint16_t q = 0; q < info.n_txq; ++q)
     if (const int rc = rte_eth_tx_queue_setup(port_id, q, info.tx_desc, sock, nullptr); rc != 0)
       fail(port_id, "tx_queue_setup", rc);
   if (const int rc = rte_eth_dev_start(port_id); rc != 0) fail(port_id, "start", rc);

@@ -31,6 +31,7 @@ struct PortInfo {
   uint32_t link_mbps = 0;  // 0 when unknown (virtual devices report what they like)
   bool promiscuous = false;
   uint16_t rx_desc = 0, tx_desc = 0;
+  uint16_t n_txq = 0;  // TX queues configured: cfg.n_txq, or 1 where the PMD refused more TX than RX queues
   std::string note;  // what the operator should know about this port (e.g. no XDP steering)
 };
 

@@ -13,7 +13,9 @@
 //    classification with its refusals counted (the MARK form at validate,
 //    the QUEUE form at create) and nothing installed; the fabric port too.
 //  - vm_rx on a port in mark mode (net_ring, whose mbufs keep the FDIR flag
-//    and mark the test sets) takes the pair from the mark.
+//    and mark the test sets) takes the pair from the mark; with two workers
+//    the RX lcore hands a marked frame to the worker its mark names, and that
+//    worker takes the pair from the mark.
 // Then ufab-edge itself on net_tap prints the same decision per port.
 //
 // argv[1]: ufab-edge. Skips (77) when /dev/net/tun is missing.
@@ -24,6 +26,8 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include <rte_ring.h>
 
 #include "edge/config.hpp"
 #include "edge/dpdk/eal.hpp"
@@ -115,6 +119,82 @@ remote_vms:
               static_cast<unsigned long long>(s.sched.backlog_bytes(0)));
 }
 
+// The same with two workers: the mark is (worker << 20 | index in the
+// worker's shard). Port 2's RX lcore (worker 0 here) hands a frame to the
+// worker its mark names without looking at the frame, and that worker takes
+// the pair from the mark; unmarked frames are dispatched and classified by
+// their addresses as without offload.
+void mark_path_workers(rte_mempool* pool) {
+  const char* yaml = R"(edge:
+  fabric_port: 1
+  ip: 10.0.0.1
+  mac: 02:00:00:00:00:01
+tenants:
+  - {vni: 100, guarantee_gbps: 2}
+vms:
+  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 2}
+  - {name: a2, id: 2, tenant: 100, mac: "02:00:00:00:0a:02", ip: 192.168.0.9, port: 2}
+hosts:
+  - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1]]}
+remote_vms:
+  - {name: b1, id: 11, tenant: 100, ip: 192.168.0.2, host: hB}
+  - {name: b2, id: 12, tenant: 100, ip: 192.168.0.3, host: hB}
+)";
+  const edge::EdgeConfig cfg = edge::parse_config(yaml, "mark2.yaml");
+  const pipeline::Layout layout = pipeline::make_layout(cfg, 3, {0, 1, 2}, 2);
+  ITEST_CHECK(layout.workers() == 2 && layout.vm_owner[0] == 0 && layout.vm_owner[1] == 1,
+              "a1 on worker 0, a2 on worker 1 (owners %u, %u)", layout.vm_owner[0], layout.vm_owner[1]);
+  pipeline::EdgeState s0(cfg, pool, 3, layout, 0), s1(cfg, pool, 3, layout, 1);
+  rte_ring* r0 = rte_ring_create("mark_w0", 64, SOCKET_ID_ANY, RING_F_SC_DEQ);
+  rte_ring* r1 = rte_ring_create("mark_w1", 64, SOCKET_ID_ANY, RING_F_SC_DEQ);
+  s0.rx_ring = r0;
+  s1.rx_ring = r1;
+  s0.peer_rings = s1.peer_rings = {r0, r1};
+  for (pipeline::EdgeState* s : {&s0, &s1}) {
+    s->offload.ports.resize(3);
+    s->offload.ports[2].mode = pipeline::OffloadMode::mark;
+  }
+  ITEST_CHECK(s0.pairs.size() == 2 && s1.pairs.size() == 2, "2 pairs per worker (%zu, %zu)", s0.pairs.size(), s1.pairs.size());
+  struct In {
+    uint32_t src, dst;
+    bool marked;
+    uint32_t mark;
+  };
+  // a1's addresses marked for worker 1's pair 1; a2 -> b1 unmarked; a1 -> b2 marked for worker 0's pair 1.
+  const In in[] = {{0xc0a80001, 0xc0a80002, true, pipeline::pair_mark(1, 1)},
+                   {0xc0a80009, 0xc0a80002, false, 0},
+                   {0xc0a80001, 0xc0a80003, true, pipeline::pair_mark(0, 1)}};
+  rte_mbuf* pkts[3];
+  for (size_t i = 0; i < 3; ++i) {
+    const Frame f = vm_frame(in[i].src, in[i].dst, 1000, 200, static_cast<uint8_t>(i));
+    pkts[i] = rte_pktmbuf_alloc(pool);
+    std::memcpy(rte_pktmbuf_append(pkts[i], static_cast<uint16_t>(f.size())), f.data(), f.size());
+    if (in[i].marked) {
+      pkts[i]->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
+      pkts[i]->hash.fdir.hi = in[i].mark;
+    }
+  }
+  ITEST_CHECK(rte_eth_tx_burst(2, 0, pkts, 3) == 3, "net_ring took the frames");
+  const uint32_t n0 = pipeline::poll_port(s0, 2, 0);  // RX lcore: dispatch, then its own frames
+  const uint32_t n1 = pipeline::poll_ring(s1, 0);     // worker 1: what was handed to it
+  const uint64_t len = 242 + s0.encap_bytes(0, 0);
+  ITEST_CHECK(n0 == 3 && n1 == 2 && s0.stats.handed_off == 2 && s1.stats.taken_over == 2,
+              "dispatch: %u polled, %u taken over, %llu handed over", n0, n1,
+              static_cast<unsigned long long>(s0.stats.handed_off));
+  ITEST_CHECK(s0.stats.marked == 1 && s1.stats.marked == 1, "classified by mark: worker 0 %llu, worker 1 %llu",
+              static_cast<unsigned long long>(s0.stats.marked), static_cast<unsigned long long>(s1.stats.marked));
+  ITEST_CHECK(s0.sched.backlog_bytes(1) == len && s0.sched.backlog_bytes(0) == 0 && s1.sched.backlog_bytes(1) == len &&
+                  s1.sched.backlog_bytes(0) == len,
+              "backlogs w0 %llu/%llu, w1 %llu/%llu (want 0/%llu, %llu/%llu)",
+              static_cast<unsigned long long>(s0.sched.backlog_bytes(0)),
+              static_cast<unsigned long long>(s0.sched.backlog_bytes(1)),
+              static_cast<unsigned long long>(s1.sched.backlog_bytes(0)),
+              static_cast<unsigned long long>(s1.sched.backlog_bytes(1)), static_cast<unsigned long long>(len),
+              static_cast<unsigned long long>(len), static_cast<unsigned long long>(len));
+  rte_ring_free(r0);
+  rte_ring_free(r1);
+}
+
 void in_process(const std::string& tap, const std::string& prefix) {
   std::vector<std::string> args = edge_eal(prefix, "0");
   args.insert(args.begin(), "test_ufab_edge_flow_offload");
@@ -196,7 +276,8 @@ void in_process(const std::string& tap, const std::string& prefix) {
 
   // The start-up path: nothing can be created here, so both ports end in
   // software classification with the refusals counted.
-  pipeline::install_offload(s);
+  pipeline::EdgeState* const one[] = {&s};
+  pipeline::install_offload(one);
   const pipeline::PortOffload& vm = s.offload.ports[0];
   const pipeline::PortOffload& fab = s.offload.ports[1];
   ITEST_CHECK(vm.mode == pipeline::OffloadMode::software && !s.offload.marks(0), "tap port: mode %s",
@@ -215,6 +296,7 @@ void in_process(const std::string& tap, const std::string& prefix) {
               static_cast<unsigned long long>(s.offload.refused()));
   pipeline::remove_offload(s);
   mark_path(pool);
+  mark_path_workers(pool);
   for (uint16_t p = 0; p < 3; ++p) dpdk::close_port(p);
 }
 
@@ -253,6 +335,28 @@ int main(int argc, char** argv) {
   ITEST_CHECK(p0["installed"] == 0 && p0["refused"] == 2 && p0["validated"] >= 3,
               "ufab-edge: tap port in software with 2 refusals");
   ITEST_CHECK(p1["installed"] == 0 && p1["refused"] == 1, "ufab-edge: fabric port in software with 1 refusal");
+
+  // With two workers (three lcores on the two cores): the rules of both
+  // shards are tried on the tap port, with the same outcome.
+  std::vector<std::string> cmd2 = {argv[1]};
+  for (const std::string& a : edge_eal(prefix + "w", "0,1,2")) cmd2.push_back(a == "-l" ? "--lcores" : a == "0,1,2" ? "(0-2)@(0,1)" : a);
+  cmd2.insert(cmd2.end(), {"--vdev", "net_tap0,iface=uftW" + tag, "--vdev",
+                           "net_pcap0,rx_pcap=" + dir + "/empty.pcap,tx_pcap=" + dir + "/fab2.pcap", "--", "--config",
+                           dir + "/edge.yaml", "--workers", "2", "--exit-after-idle-ms", "300", "--stats-interval", "0"});
+  const RunResult r2 = run_with_deadline(cmd2, dir + "/out2", dir + "/err2", 30);
+  remove_dpdk_runtime(prefix + "w");
+  const std::string out2 = read_file(dir + "/out2");
+  std::printf("%s", out2.c_str());
+  ITEST_CHECK(!r2.timed_out && r2.exit_code == 0, "ufab-edge --workers 2 failed: %s", read_file(dir + "/err2").c_str());
+  // net_tap wants as many RX as TX queues: one TX queue, shared through the TX ring.
+  ITEST_CHECK(read_file(dir + "/err2").find("port 0: the driver refused 2 TX queues with 1 RX queue(s): one TX queue") !=
+                  std::string::npos,
+              "ufab-edge --workers 2: the tap port's TX queue fallback was not reported");
+  auto w0 = parse_line(out2, "ufab-edge offload port=0 mode=software ");
+  ITEST_CHECK(out2.find("lcores: control 0, workers 1(") != std::string::npos && w0["installed"] == 0 &&
+                  w0["refused"] == 2 && w0["validated"] >= 3,
+              "ufab-edge --workers 2: the tap port tried the rules of both shards (validated=%llu refused=%llu)",
+              static_cast<unsigned long long>(w0["validated"]), static_cast<unsigned long long>(w0["refused"]));
 
   in_process("uftI" + tag, prefix + "i");
   remove_dpdk_runtime(prefix + "i");
