@@ -54,6 +54,12 @@ class SentHistory {
 
   void clear() { n_ = 0; head_ = 0; floor_ = 0; }
 
+  // The lines record() touches next (a hint; see VmPair::prefetch_paths).
+  void prefetch_tail() const {
+    __builtin_prefetch(&head_);
+    if (n_ > 0) __builtin_prefetch(&ring_[(head_ + n_ - 1) % kSlots]);
+  }
+
  private:
   struct Sample {
     Nanos t = 0;

@@ -105,6 +105,25 @@ class VmPair {
   // A finish is out and not every hop has acked yet.
   bool finish_pending() const;
 
+  // ---- latency hiding (hints only; nothing depends on them) ----
+  // A VmPair is several KB and the edge touches a random one per packet, so
+  // an owner working on a burst prefetches in two passes (as DPDK's
+  // lib/sched does): prefetch_state() for every pair of the burst (the
+  // lines on_data_sent, window and next_message read first: state, active
+  // path, byte counters, admission, the sent history's head), then
+  // prefetch_paths() (the active path's pacer and every path's finish,
+  // which need the state lines to find).
+  void prefetch_state() const {
+    __builtin_prefetch(&state_);
+    __builtin_prefetch(&sent_);
+    __builtin_prefetch(&adm_);
+  }
+  void prefetch_paths() const {
+    for (size_t i = 0; i < n_paths_; ++i) __builtin_prefetch(&paths_[i].finish);
+    if (active_ >= 0) __builtin_prefetch(&paths_[static_cast<size_t>(active_)].pacer);
+    history_.prefetch_tail();
+  }
+
   // ---- observability ----
   const Counters& counters() const { return c_; }
   Nanos base_rtt() const { return T_; }

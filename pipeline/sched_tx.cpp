@@ -5,6 +5,7 @@
 // fabric port's TX buffer. Each pair served is asked for its next probe
 // (scalable probing: one per L_w bytes, §4.1).
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
 #include "pipeline/encap.hpp"
 #include "pipeline/stages.hpp"
@@ -19,6 +20,13 @@ uint32_t sched_tx(EdgeState& s, Nanos now) {
   if (allowed == 0) return 0;
   const size_t n = s.sched.dequeue_burst(pkts, lens, ids, allowed);
   const uint16_t fp = s.cfg.fabric_port;
+  // Each frame touches its pair's VmPair (several KB, a random one per
+  // frame at scale): prefetch the burst's pairs in two passes first.
+  for (size_t i = 0; i < n; ++i) {
+    s.pairs[ids[i]].prefetch_state();
+    rte_prefetch0(&s.meta[ids[i]]);
+  }
+  for (size_t i = 0; i < n; ++i) s.pairs[ids[i]].prefetch_paths();
   for (size_t i = 0; i < n; ++i) {
     const uint32_t p = ids[i];
     VmPair& vp = s.pairs[p];

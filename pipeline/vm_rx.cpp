@@ -101,6 +101,8 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
   } else {
     s.classify.lookup_bulk(kp, k, pair);
   }
+  for (uint32_t i = 0; i < k; ++i)  // encap_bytes reads the pair's active path
+    if (likely(pair[i] != HashTable::kMiss)) s.pairs[pair[i]].prefetch_state();
   uint32_t q = 0;
   for (uint32_t i = 0; i < k; ++i) {
     if (unlikely(pair[i] == HashTable::kMiss)) {
