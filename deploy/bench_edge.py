@@ -266,13 +266,12 @@ def main():
     work = tempfile.mkdtemp(prefix="ufab-bench-edge-")
     prefix = f"ufabbench{os.getpid()}"
     rng = random.Random(1)
-    # Two control settings. The worker runs the control work (Alg. 1 token
-    # rounds over every VM, every pair's timers, acks and window) once per
-    # token period on the same lcore (edge/README.md "This version"):
+    # Two control settings. ufab-edge runs here on one lcore (-l 1), so its
+    # worker also runs the control work once per token period: Alg. 1 token
+    # rounds over every VM (on a separate control lcore with -l C,W) and
+    # every pair's timers, acks and window (on the worker in every layout):
     #  ctl32us: the paper's 32 us period, i.e. ufab-edge as it is;
-    #  ctl1s:   once per second, so the rate is the data path's alone (what a
-    #           worker would do with the control work on another lcore, which
-    #           this version does not implement).
+    #  ctl1s:   once per second, so the rate is the data path's alone.
     modes = {"ctl32us": 32, "ctl1s": 1_000_000}
     cfgs = {}
     for m, us in modes.items():
