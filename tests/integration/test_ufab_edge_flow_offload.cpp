@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -65,14 +66,9 @@ remote_vms:
   - {name: b3, id: 13, tenant: 200, ip: 192.168.0.2, host: hB}
 )";
 
-// vm_rx on a port in `mark` mode, as if its PMD had installed the rules:
-// net_ring (port 2) hands back the very mbufs sent into it, with the
-// RTE_MBUF_F_RX_FDIR_ID flag and mark the test set, as a NIC would deliver
-// them. A valid mark names the pair without a lookup (even against the
-// frame's addresses, which proves no lookup ran); a frame without a mark,
-// or with a mark beyond the pairs, is looked up by (port, src, dst).
-void mark_path(rte_mempool* pool) {
-  const char* yaml = R"(edge:
+// The mark tests' configuration: a1 (and a2 when two_vms) behind port 2.
+edge::EdgeConfig mark_config(bool two_vms) {
+  std::string yaml = R"(edge:
   fabric_port: 1
   ip: 10.0.0.1
   mac: 02:00:00:00:00:01
@@ -80,35 +76,58 @@ tenants:
   - {vni: 100, guarantee_gbps: 2}
 vms:
   - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 2}
-hosts:
+)";
+  if (two_vms) yaml += R"(  - {name: a2, id: 2, tenant: 100, mac: "02:00:00:00:0a:02", ip: 192.168.0.9, port: 2}
+)";
+  yaml += R"(hosts:
   - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1]]}
 remote_vms:
   - {name: b1, id: 11, tenant: 100, ip: 192.168.0.2, host: hB}
   - {name: b2, id: 12, tenant: 100, ip: 192.168.0.3, host: hB}
 )";
-  const edge::EdgeConfig cfg = edge::parse_config(yaml, "mark.yaml");
+  return edge::parse_config(yaml, two_vms ? "mark2.yaml" : "mark.yaml");
+}
+
+// A frame of 242 B from src to dst into net_ring (port 2), carrying the
+// RTE_MBUF_F_RX_FDIR_ID flag and `mark` when marked, as a NIC would deliver it.
+struct MarkedFrame {
+  uint32_t src, dst;
+  bool marked;
+  uint32_t mark;
+};
+void send_marked(rte_mempool* pool, std::span<const MarkedFrame> in) {
+  std::vector<rte_mbuf*> pkts;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const Frame f = vm_frame(in[i].src, in[i].dst, 1000, 200, static_cast<uint8_t>(i));
+    rte_mbuf* m = rte_pktmbuf_alloc(pool);
+    std::memcpy(rte_pktmbuf_append(m, static_cast<uint16_t>(f.size())), f.data(), f.size());
+    if (in[i].marked) {
+      m->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
+      m->hash.fdir.hi = in[i].mark;
+    }
+    pkts.push_back(m);
+  }
+  ITEST_CHECK(rte_eth_tx_burst(2, 0, pkts.data(), static_cast<uint16_t>(pkts.size())) == pkts.size(),
+              "net_ring took the frames");
+}
+
+// vm_rx on a port in `mark` mode, as if its PMD had installed the rules:
+// net_ring (port 2) hands back the very mbufs sent into it, with the flag
+// and mark the test set. A valid mark names the pair without a lookup (even
+// against the frame's addresses, which proves no lookup ran); a frame
+// without a mark, or with a mark beyond the pairs, is looked up by (port,
+// src, dst).
+void mark_path(rte_mempool* pool) {
+  const edge::EdgeConfig cfg = mark_config(false);
   const pipeline::Layout layout = pipeline::make_layout(cfg, 3, {0}, 0);
   pipeline::EdgeState s(cfg, pool, 3, layout, 0);
   dpdk::setup_port(2, pool, dpdk::PortConfig{});
   s.offload.ports.resize(3);
   s.offload.ports[2].mode = pipeline::OffloadMode::mark;
-  struct In {
-    uint32_t dst;
-    bool marked;
-    uint32_t mark;
-  };
-  const In in[] = {{0xc0a80002, true, 1}, {0xc0a80003, false, 0}, {0xc0a80002, true, 7}};  // -> pairs 1, 1, 0
-  rte_mbuf* pkts[3];
-  for (size_t i = 0; i < 3; ++i) {
-    const Frame f = vm_frame(0xc0a80001, in[i].dst, 1000, 200, static_cast<uint8_t>(i));
-    pkts[i] = rte_pktmbuf_alloc(pool);
-    std::memcpy(rte_pktmbuf_append(pkts[i], static_cast<uint16_t>(f.size())), f.data(), f.size());
-    if (in[i].marked) {
-      pkts[i]->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
-      pkts[i]->hash.fdir.hi = in[i].mark;
-    }
-  }
-  ITEST_CHECK(rte_eth_tx_burst(2, 0, pkts, 3) == 3, "net_ring took the frames");
+  const MarkedFrame in[] = {{0xc0a80001, 0xc0a80002, true, 1},  // a1 -> b1 marked as pair 1 (a1 -> b2)
+                            {0xc0a80001, 0xc0a80003, false, 0},  // a1 -> b2, looked up: pair 1
+                            {0xc0a80001, 0xc0a80002, true, 7}};  // a mark beyond the pairs: looked up, pair 0
+  send_marked(pool, in);
   const uint32_t n = pipeline::poll_port(s, 2, 0);  // RX burst -> vm_frames (classify)
   const uint64_t len = 242 + s.encap_bytes(0, 0);
   ITEST_CHECK(n == 3 && s.stats.marked == 1, "mark path: %u frames, %llu classified by mark", n,
@@ -125,22 +144,7 @@ remote_vms:
 // the pair from the mark; unmarked frames are dispatched and classified by
 // their addresses as without offload.
 void mark_path_workers(rte_mempool* pool) {
-  const char* yaml = R"(edge:
-  fabric_port: 1
-  ip: 10.0.0.1
-  mac: 02:00:00:00:00:01
-tenants:
-  - {vni: 100, guarantee_gbps: 2}
-vms:
-  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 2}
-  - {name: a2, id: 2, tenant: 100, mac: "02:00:00:00:0a:02", ip: 192.168.0.9, port: 2}
-hosts:
-  - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1]]}
-remote_vms:
-  - {name: b1, id: 11, tenant: 100, ip: 192.168.0.2, host: hB}
-  - {name: b2, id: 12, tenant: 100, ip: 192.168.0.3, host: hB}
-)";
-  const edge::EdgeConfig cfg = edge::parse_config(yaml, "mark2.yaml");
+  const edge::EdgeConfig cfg = mark_config(true);
   const pipeline::Layout layout = pipeline::make_layout(cfg, 3, {0, 1, 2}, 2);
   ITEST_CHECK(layout.workers() == 2 && layout.vm_owner[0] == 0 && layout.vm_owner[1] == 1,
               "a1 on worker 0, a2 on worker 1 (owners %u, %u)", layout.vm_owner[0], layout.vm_owner[1]);
@@ -155,26 +159,10 @@ remote_vms:
     s->offload.ports[2].mode = pipeline::OffloadMode::mark;
   }
   ITEST_CHECK(s0.pairs.size() == 2 && s1.pairs.size() == 2, "2 pairs per worker (%zu, %zu)", s0.pairs.size(), s1.pairs.size());
-  struct In {
-    uint32_t src, dst;
-    bool marked;
-    uint32_t mark;
-  };
-  // a1's addresses marked for worker 1's pair 1; a2 -> b1 unmarked; a1 -> b2 marked for worker 0's pair 1.
-  const In in[] = {{0xc0a80001, 0xc0a80002, true, pipeline::pair_mark(1, 1)},
-                   {0xc0a80009, 0xc0a80002, false, 0},
-                   {0xc0a80001, 0xc0a80003, true, pipeline::pair_mark(0, 1)}};
-  rte_mbuf* pkts[3];
-  for (size_t i = 0; i < 3; ++i) {
-    const Frame f = vm_frame(in[i].src, in[i].dst, 1000, 200, static_cast<uint8_t>(i));
-    pkts[i] = rte_pktmbuf_alloc(pool);
-    std::memcpy(rte_pktmbuf_append(pkts[i], static_cast<uint16_t>(f.size())), f.data(), f.size());
-    if (in[i].marked) {
-      pkts[i]->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
-      pkts[i]->hash.fdir.hi = in[i].mark;
-    }
-  }
-  ITEST_CHECK(rte_eth_tx_burst(2, 0, pkts, 3) == 3, "net_ring took the frames");
+  const MarkedFrame in[] = {{0xc0a80001, 0xc0a80002, true, pipeline::pair_mark(1, 1)},  // a1's addresses, worker 1's pair 1
+                            {0xc0a80009, 0xc0a80002, false, 0},                          // a2 -> b1: worker 1's pair 0
+                            {0xc0a80001, 0xc0a80003, true, pipeline::pair_mark(0, 1)}};  // a1 -> b2: worker 0's pair 1
+  send_marked(pool, in);
   const uint32_t n0 = pipeline::poll_port(s0, 2, 0);  // RX lcore: dispatch, then its own frames
   const uint32_t n1 = pipeline::poll_ring(s1, 0);     // worker 1: what was handed to it
   const uint64_t len = 242 + s0.encap_bytes(0, 0);
