@@ -67,6 +67,10 @@ class VmPair {
   // Bytes the pair may have in flight now (0 while selecting, idle, or in the
   // probe-only first RTT of a new path with reorder avoidance).
   double window(Nanos now) const;
+  // The pace of the pair's data when the owner paces pairs
+  // (sched/pair_pacing.hpp): its window over its base RTT, w / T, in B/s
+  // (0 when the window is 0). One division, for each window update.
+  double pacing_rate_Bps(Nanos now) const { return window(now) * 1e9 / static_cast<double>(T_); }
   uint64_t inflight() const { return sent_ - acked_; }
   uint64_t bytes_sent() const { return sent_; }
   uint64_t bytes_acked() const { return acked_; }
