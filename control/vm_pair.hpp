@@ -80,6 +80,10 @@ class VmPair {
   // call from the owner (including what poll() moved the mark over; every
   // acked byte is returned exactly once, here or in on_message's result).
   uint64_t advance_acks(Nanos now);
+  // The RTT advance_acks() assumes for data sent now (see there); T when no
+  // path is active. last_rtt(): the active path's last probe RTT sample (0: none).
+  Nanos rtt_estimate(Nanos now) const;
+  Nanos last_rtt() const;
 
   // ---- control messages ----
   // Fills msg with the next control message due, if any; path receives the
