@@ -76,6 +76,8 @@ struct EdgeConfig {
   // gates by the window only and its NIC runs at the links' rate; an edge
   // whose port is faster than the fabric's links (the emulated fabric) paces
   // each pair so that its window spreads over one base RTT.
+  // With it the window gate rounds the window up to whole packets
+  // (HierSchedulerConfig::window_whole_packets).
   bool pair_pacing = false;
   uint64_t pair_pacing_depth_ns = 10'000;  // a paced pair's burst allowance (time at its rate)
   // Acks between responses: every this many ns the worker moves each pair's

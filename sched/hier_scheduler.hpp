@@ -21,7 +21,8 @@
 //  2. Round robin over the tenant's VM-pairs, gated by each pair's sending
 //     window (§3.4): a pair is eligible iff it has a packet and
 //         window > 0  and  (inflight == 0  or  inflight + head_len <= window),
-//     where head_len is the length of the packet it would send next. A pair
+//     where head_len is the length of the packet it would send next (or,
+//     with window_whole_packets, inflight < window: rounded up). A pair
 //     with window 0 never sends; a pair whose window is positive but smaller
 //     than its next packet may send that one packet when nothing is in flight
 //     (otherwise it could never make progress). Ineligible pairs are parked
@@ -104,6 +105,12 @@ struct HierSchedulerConfig {
   uint32_t queue_capacity = 64;  // packets per flow FIFO (a power of two is customary, not required)
   uint32_t pool_packets = 0;     // packets queued in total; 0: max_pairs * flows_per_pair * queue_capacity
   uint64_t pace_depth_ns = 0;    // paced pairs: burst allowance, ns of the pair's rate (pair_pacing.hpp)
+  // The window gate admits a packet while inflight < window (the window
+  // rounded up to whole packets; in flight exceeds it by less than one
+  // packet) instead of inflight + len <= window. For paced pairs, whose rate
+  // is the pace w / T: a window of a few packets otherwise loses up to one
+  // packet per RTT to rounding down (pair_pacing.hpp).
+  bool window_whole_packets = false;
 };
 
 struct HierSchedulerCounters {
@@ -614,9 +621,12 @@ class HierScheduler {
   uint32_t flow_index(uint32_t pair, uint32_t local) const { return pair * flow_stride_ + local; }
   // The window gate of level 2 (see the header comment). The pair (whose
   // flow records are fl) has backlog.
-  static bool head_fits(const Flow* fl, const Pair& pr) {
+  // With cfg_.window_whole_packets the window is rounded up to whole
+  // packets: the head may leave while inflight < window.
+  bool head_fits(const Flow* fl, const Pair& pr) const {
     const uint32_t len = fl[pr.flow_head].link.len;
-    return pr.window != 0 && (pr.inflight == 0 || pr.inflight + len <= pr.window);
+    const uint32_t need = cfg_.window_whole_packets ? 1 : len;
+    return pr.window != 0 && (pr.inflight == 0 || pr.inflight + need <= pr.window);
   }
 
   // dequeue()'s work (some class is active). The results go to the

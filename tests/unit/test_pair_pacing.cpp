@@ -221,6 +221,26 @@ TEST(SchedulerPacing, RateZeroUnpacesAndDepthAllowsABurst) {
   EXPECT_EQ(s.pair_state(0), PairState::kIdle);
 }
 
+TEST(SchedulerPacing, WholePacketWindowRoundsUp) {
+  // Window 3300 B, 1056 B frames, nothing acked: the exact gate admits 3
+  // (3168 <= 3300, 4224 > 3300); rounded up to whole packets 4 (3168 < 3300,
+  // then 4224 >= 3300 stops it), i.e. at most one packet over the window.
+  for (const bool whole : {false, true}) {
+    HierSchedulerConfig c = config();
+    c.window_whole_packets = whole;
+    Sched s(c);
+    ASSERT_TRUE(s.add_tenant(0, 0));
+    ASSERT_TRUE(s.add_pair(0, 0, 3300));
+    fill(s, 0, 6, 1056);
+    EXPECT_EQ(burst(s, 0).size(), whole ? 4u : 3u);
+    EXPECT_EQ(s.inflight(0), whole ? 4224u : 3168u);
+    EXPECT_EQ(s.pair_state(0), PairState::kBlocked);
+    // An ack of one frame opens exactly one more in both cases.
+    ASSERT_TRUE(s.on_acked(0, 1056));
+    EXPECT_EQ(burst(s, 0).size(), 1u);
+  }
+}
+
 TEST(SchedulerPacing, NoRateNoChange) {
   // Without set_pair_rate the timed calls schedule exactly as the untimed ones.
   Sched a(config()), b(config());
