@@ -102,7 +102,8 @@ bool VmPair::next_message(Nanos now, bool backlogged, wire::Message& msg, int& p
   Path& p = paths_[static_cast<size_t>(active_)];
   // Blocked also covers the tail: no more data but bytes still unacknowledged,
   // so the pair learns they left the network and can go idle.
-  const bool blocked = backlogged ? static_cast<double>(inflight()) >= window(now) : inflight() > 0;
+  const bool blocked = prm_.probe_on_window_full &&
+                       (backlogged ? static_cast<double>(inflight()) >= window(now) : inflight() > 0);
   if (p.pacer.outstanding() || !p.pacer.probe_due(blocked)) return false;
   fill_probe(active_, wire::MsgType::probe, p.registered ? 0 : wire::kMsgNewPair, now, msg);
   p.sent_seq = p.pacer.on_probe_sent(now, T_);

@@ -191,6 +191,8 @@ class Fabric:
             f"  pair_pacing_depth_us: {int(sc.get('pair_pacing_depth_us', 2000))}",
             # Acks (bytes sent one RTT ago) moved every ms, not once per probe RTT.
             f"  ack_sweep_us: {int(sc.get('ack_sweep_us', 1000))}",
+            # With acks moved by time, probes follow the paper's rule alone: one per L_w bytes.
+            f"  probe_on_window_full: {'true' if sc.get('probe_on_window_full', False) else 'false'}",
             "tenants:",
         ]
         for t in self.sc["tenants"]:
