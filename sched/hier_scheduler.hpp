@@ -710,6 +710,10 @@ class HierScheduler {
     __builtin_prefetch(pair_flows(tn2.cursor));
     __builtin_prefetch(&pairs_[tn3.cursor]);
     __builtin_prefetch(pair_flows(tn3.cursor));
+    if (pacing_on_) {
+      pace_.prefetch(tn2.cursor);
+      pace_.prefetch(tn3.cursor);
+    }
   }
   // enqueue_burst's stages (hints only). Arguments may be invalid: those
   // packets are dropped by enqueue(), so nothing is fetched for them.
