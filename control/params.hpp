@@ -20,6 +20,14 @@ struct EdgeParams {
   Nanos idle_finish_ns = 10 * kMs;     // a pair idle this long sends finish
   uint32_t candidate_refresh_rtts = 1000;  // query other candidate paths this often (trigger ii)
   bool reorder_avoidance = false;      // probe-only first RTT on a new path (§3.5)
+  // Probe at once when the window is full (or, with no data left, while
+  // bytes are unacknowledged), besides every L_w bytes. Keeps a window
+  // smaller than L_w updated every RTT when acks move only on responses;
+  // costs one probe per RTT per window-limited pair, above the §4.1 bound
+  // L_p / (L_p + L_w) when a pair sends less than L_w per RTT. false: the
+  // §4.1 rule alone, for an owner whose acks move by time (ufab-edge
+  // ack_sweep_us).
+  bool probe_on_window_full = true;
   double violation_tolerance = 0.05;   // rate below (1 - tol) * phi * B_u counts as a violation
 };
 

@@ -102,7 +102,8 @@ bool VmPair::next_message(Nanos now, bool backlogged, wire::Message& msg, int& p
   Path& p = paths_[static_cast<size_t>(active_)];
   // Blocked also covers the tail: no more data but bytes still unacknowledged,
   // so the pair learns they left the network and can go idle.
-  const bool blocked = backlogged ? static_cast<double>(inflight()) >= window(now) : inflight() > 0;
+  const bool blocked = prm_.probe_on_window_full &&
+                       (backlogged ? static_cast<double>(inflight()) >= window(now) : inflight() > 0);
   if (p.pacer.outstanding() || !p.pacer.probe_due(blocked)) return false;
   fill_probe(active_, wire::MsgType::probe, p.registered ? 0 : wire::kMsgNewPair, now, msg);
   p.sent_seq = p.pacer.on_probe_sent(now, T_);
@@ -141,8 +142,8 @@ PathCandidate VmPair::candidate(size_t i) const {
   return PathCandidate{std::span<const LinkView>(p.links.data(), p.n_hop), p.counted, p.known && !p.failed && !p.drained};
 }
 
-uint64_t VmPair::advance_acks(Nanos now) {
-  if (active_ < 0) return 0;
+Nanos VmPair::rtt_estimate(Nanos now) const {
+  if (active_ < 0) return T_;
   const Path& p = paths_[static_cast<size_t>(active_)];
   // The RTT data sent now will see, as the largest of: the last sample; the
   // base RTT plus the queueing the last response reported along the path;
@@ -151,6 +152,14 @@ uint64_t VmPair::advance_acks(Nanos now) {
   // before a queue built would otherwise ack too early.
   Nanos est = std::max(p.pacer.last_rtt(), T_ + p.queue_delay);
   if (p.pacer.outstanding() && !p.query && now > p.pacer.sent_at()) est = std::max(est, now - p.pacer.sent_at());
+  return est;
+}
+
+Nanos VmPair::last_rtt() const { return active_ < 0 ? 0 : paths_[static_cast<size_t>(active_)].pacer.last_rtt(); }
+
+uint64_t VmPair::advance_acks(Nanos now) {
+  if (active_ < 0) return 0;
+  const Nanos est = rtt_estimate(now);
   // Bytes poll() moved the mark over are reported here, to the owner.
   const uint64_t earlier = unreported_acked_;
   unreported_acked_ = 0;

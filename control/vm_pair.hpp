@@ -67,6 +67,10 @@ class VmPair {
   // Bytes the pair may have in flight now (0 while selecting, idle, or in the
   // probe-only first RTT of a new path with reorder avoidance).
   double window(Nanos now) const;
+  // The pace of the pair's data when the owner paces pairs
+  // (sched/pair_pacing.hpp): its window over its base RTT, w / T, in B/s
+  // (0 when the window is 0). One division, for each window update.
+  double pacing_rate_Bps(Nanos now) const { return window(now) * 1e9 / static_cast<double>(T_); }
   uint64_t inflight() const { return sent_ - acked_; }
   uint64_t bytes_sent() const { return sent_; }
   uint64_t bytes_acked() const { return acked_; }
@@ -76,6 +80,10 @@ class VmPair {
   // call from the owner (including what poll() moved the mark over; every
   // acked byte is returned exactly once, here or in on_message's result).
   uint64_t advance_acks(Nanos now);
+  // The RTT advance_acks() assumes for data sent now (see there); T when no
+  // path is active. last_rtt(): the active path's last probe RTT sample (0: none).
+  Nanos rtt_estimate(Nanos now) const;
+  Nanos last_rtt() const;
 
   // ---- control messages ----
   // Fills msg with the next control message due, if any; path receives the

@@ -165,7 +165,9 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
   w.only_keys(p, "params",
               {"unit_bw_gbps", "eta", "probe_every_bytes", "token_period_us", "violation_rtts", "freeze_max_rtts",
                "probe_timeout_rtts", "finish_max_retries", "idle_finish_ms", "reorder_avoidance", "burst", "mbufs",
-               "queue_capacity", "flows_per_pair", "max_incoming", "seed", "window_gating"});
+               "queue_capacity", "flows_per_pair", "max_incoming", "seed", "window_gating", "pair_pacing",
+               "pair_pacing_depth_us", "ack_sweep_us",
+               "probe_on_window_full"});
   EdgeParams& e = c.params;
   const auto has = [&](const char* k) { return p[k].IsDefined() && !p[k].IsNull(); };
   const auto f = [](const char* k) { return std::string("params.") + k; };
@@ -188,6 +190,12 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
   if (has("max_incoming")) c.max_incoming = static_cast<uint32_t>(u64(w, p["max_incoming"], f("max_incoming"), 1, 1u << 20));
   if (has("seed")) c.seed = u64(w, p["seed"], f("seed"), 0, UINT64_MAX);
   if (has("window_gating")) c.window_gating = boolean(w, p["window_gating"], f("window_gating"));
+  if (has("pair_pacing")) c.pair_pacing = boolean(w, p["pair_pacing"], f("pair_pacing"));
+  if (has("pair_pacing_depth_us"))
+    c.pair_pacing_depth_ns = u64(w, p["pair_pacing_depth_us"], f("pair_pacing_depth_us"), 0, 10'000'000) * kUs;
+  if (has("probe_on_window_full"))
+    e.probe_on_window_full = boolean(w, p["probe_on_window_full"], f("probe_on_window_full"));
+  if (has("ack_sweep_us")) c.ack_sweep_ns = u64(w, p["ack_sweep_us"], f("ack_sweep_us"), 0, 10'000'000) * kUs;
   if (uint64_t{c.queue_capacity} * c.flows_per_pair > 65536)
     w.fail(p, "params.queue_capacity", "queue_capacity * flows_per_pair must be <= 65536");
 }

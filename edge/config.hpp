@@ -72,6 +72,20 @@ struct EdgeConfig {
   // for a fabric where nothing answers probes; probes, tokens and timers
   // still run. Measures scheduler + classify + encap, not window gating.
   bool window_gating = true;
+  // Per-VM-pair pacing at w / T (sched/pair_pacing.hpp). The paper's edge
+  // gates by the window only and its NIC runs at the links' rate; an edge
+  // whose port is faster than the fabric's links (the emulated fabric) paces
+  // each pair so that its window spreads over one base RTT.
+  // With it the window gate rounds the window up to whole packets
+  // (HierSchedulerConfig::window_whole_packets).
+  bool pair_pacing = false;
+  uint64_t pair_pacing_depth_ns = 10'000;  // a paced pair's burst allowance (time at its rate)
+  // Acks between responses: every this many ns the worker moves each pair's
+  // acknowledged-byte mark (control/sent_history.hpp: bytes sent one RTT
+  // ago have left) and its window into the scheduler. 0: only on responses
+  // and token ticks; with one probe outstanding per L_w bytes a window-
+  // limited pair then gets acks about once per RTT, in a lump.
+  uint64_t ack_sweep_ns = 0;
   // topology
   std::vector<TenantCfg> tenants;
   std::vector<VmCfg> vms;             // local

@@ -4,7 +4,8 @@
 // (§3.5), idle finish (VmPair::poll), then its acks and window into the
 // scheduler and the control messages that became due. Algorithm 1 itself
 // runs on the control lcore (control.cpp) over what publish_tokens() leaves
-// in the shares; apply_tokens() takes its phi_S back.
+// in the shares; apply_tokens() takes its phi_S back. ack_sweep() (every
+// edge.ack_sweep_ns, when set) only moves the pairs' acks and windows.
 #include "pipeline/stages.hpp"
 
 namespace ufab::pipeline {
@@ -22,6 +23,11 @@ void publish_tokens(EdgeState& s) {
 void apply_tokens(EdgeState& s) {
   for (uint32_t p = 0; p < s.pairs.size(); ++p)
     s.pairs[p].set_assigned_token(s.share[p].assigned.load(std::memory_order_relaxed));
+}
+
+void ack_sweep(EdgeState& s, Nanos now) {
+  for (uint32_t p = 0; p < s.pairs.size(); ++p)
+    if (s.pairs[p].inflight() != 0) refresh_window(s, p, now);
 }
 
 void poll_pairs(EdgeState& s, Nanos now) {

@@ -48,6 +48,8 @@ void refresh_window(EdgeState& s, uint32_t pair, Nanos now) {
     return;
   }
   s.sched.set_window(pair, w > 0 ? static_cast<uint64_t>(w) : 0);
+  // Pair pacing (edge/config.hpp): the window spread over one base RTT.
+  if (s.cfg.pair_pacing) s.sched.set_pair_rate(pair, vp.pacing_rate_Bps(now));
 }
 
 }  // namespace ufab::pipeline

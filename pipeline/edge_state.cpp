@@ -18,6 +18,8 @@ HierSchedulerConfig sched_config(const edge::EdgeConfig& c, size_t n_pairs) {
   s.queue_capacity = c.queue_capacity;
   // The pool never holds more packets than there are mbufs.
   s.pool_packets = std::min<uint32_t>(c.mbufs, s.max_pairs * c.flows_per_pair * c.queue_capacity);
+  s.pace_depth_ns = c.pair_pacing_depth_ns;
+  s.window_whole_packets = c.pair_pacing;  // a paced pair's rate is its pace; see HierSchedulerConfig
   return s;
 }
 

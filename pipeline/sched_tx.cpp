@@ -18,7 +18,8 @@ uint32_t sched_tx(EdgeState& s, Nanos now) {
   // At most what the fabric pacer allows (frames of about 1500 B).
   const uint32_t allowed = s.pacer.allowance(now, 1500, s.burst);
   if (allowed == 0) return 0;
-  const size_t n = s.sched.dequeue_burst(pkts, lens, ids, allowed);
+  // Timed: paced pairs whose time has come rejoin their round first.
+  const size_t n = s.sched.dequeue_burst(pkts, lens, ids, allowed, now);
   const uint16_t fp = s.cfg.fabric_port;
   // Each frame touches its pair's VmPair (several KB, a random one per
   // frame at scale): prefetch the burst's pairs in two passes first.

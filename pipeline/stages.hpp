@@ -42,5 +42,6 @@ void apply_tokens(EdgeState& s);
 void publish_tokens(EdgeState& s);
 // The pairs' timers (VmPair::poll), windows, due control messages, history.
 void poll_pairs(EdgeState& s, Nanos now);
+void ack_sweep(EdgeState& s, Nanos now);
 
 }  // namespace ufab::pipeline

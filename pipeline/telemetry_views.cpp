@@ -177,6 +177,8 @@ static void pair_fields(const EdgeState& s, uint32_t p, rte_tel_data* c, Nanos n
   add_real(c, "assigned_token", vp.assigned_token());
   add_real(c, "rate_gbps", vp.rate_Bps() * 8 / 1e9);
   rte_tel_data_add_dict_u64(c, "bytes_sent", vp.bytes_sent());
+  rte_tel_data_add_dict_u64(c, "last_rtt_us", vp.last_rtt() / kUs);
+  rte_tel_data_add_dict_u64(c, "rtt_estimate_us", vp.rtt_estimate(now) / kUs);
   rte_tel_data_add_dict_u64(c, "probes", vp.counters().probes);
   rte_tel_data_add_dict_u64(c, "responses", vp.counters().responses);
   rte_tel_data_add_dict_u64(c, "probe_losses", vp.counters().probe_losses);

@@ -21,6 +21,7 @@ struct WorkerCtx {
   EdgeState* s;
   const dpdk::TscClock* clock;
   Nanos next_tick = 0;
+  Nanos next_ack_sweep = 0;
   uint64_t idle_polls = 0;
 };
 
@@ -44,6 +45,10 @@ uint32_t worker_step(WorkerCtx& w, Nanos now) {
     poll_pairs(s, now);
     if (!e.mixed()) publish_tokens(s);
     w.next_tick = now + s.cfg.token_period_ns;
+  }
+  if (s.cfg.ack_sweep_ns != 0 && now >= w.next_ack_sweep) {
+    ack_sweep(s, now);
+    w.next_ack_sweep = now + s.cfg.ack_sweep_ns;
   }
   work += sched_tx(s, now);
   work += drain_tx_rings(s);

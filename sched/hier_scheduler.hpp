@@ -21,12 +21,21 @@
 //  2. Round robin over the tenant's VM-pairs, gated by each pair's sending
 //     window (§3.4): a pair is eligible iff it has a packet and
 //         window > 0  and  (inflight == 0  or  inflight + head_len <= window),
-//     where head_len is the length of the packet it would send next. A pair
+//     where head_len is the length of the packet it would send next (or,
+//     with window_whole_packets, inflight < window: rounded up). A pair
 //     with window 0 never sends; a pair whose window is positive but smaller
 //     than its next packet may send that one packet when nothing is in flight
 //     (otherwise it could never make progress). Ineligible pairs are parked
 //     outside the round-robin ring and re-inserted only by set_window() or
 //     on_acked(); dequeue never looks at them.
+//     Optionally a pair is also paced (sched/pair_pacing.hpp): with a rate
+//     set by set_pair_rate() (the edge uses w / T) it may send its next
+//     packet only from its eligible time on. A pair that must wait is parked
+//     (kPaced) in a min-heap by eligible time, out of the ring like a blocked
+//     pair, and the other pairs keep the link busy (work conservation); the
+//     timed dequeue calls put the pairs that became due back at the end of
+//     their tenant's round (earliest first, ties to the lower pair id), then
+//     check their window. Pairs without a rate are never paced.
 //  3. Round robin over the pair's flows, each flow a FIFO (avoids head-of-line
 //     blocking between the pair's application flows, §4.1).
 //
@@ -84,6 +93,7 @@
 #define UFAB_SCHED_HUGEPAGES 1
 #endif
 
+#include "sched/pair_pacing.hpp"
 #include "sched/weight_class.hpp"
 
 namespace ufab {
@@ -94,6 +104,13 @@ struct HierSchedulerConfig {
   uint32_t flows_per_pair = 4;   // flow ids are 0 .. flows_per_pair-1
   uint32_t queue_capacity = 64;  // packets per flow FIFO (a power of two is customary, not required)
   uint32_t pool_packets = 0;     // packets queued in total; 0: max_pairs * flows_per_pair * queue_capacity
+  uint64_t pace_depth_ns = 0;    // paced pairs: burst allowance, ns of the pair's rate (pair_pacing.hpp)
+  // The window gate admits a packet while inflight < window (the window
+  // rounded up to whole packets; in flight exceeds it by less than one
+  // packet) instead of inflight + len <= window. For paced pairs, whose rate
+  // is the pace w / T: a window of a few packets otherwise loses up to one
+  // packet per RTT to rounding down (pair_pacing.hpp).
+  bool window_whole_packets = false;
 };
 
 struct HierSchedulerCounters {
@@ -110,6 +127,7 @@ enum class PairState : uint8_t {
   kIdle,     // no backlog
   kActive,   // backlog and eligible: in its tenant's ring
   kBlocked,  // backlog but its window does not admit its next packet: parked
+  kPaced,    // backlog, but its pacing rate makes it wait until its eligible time: parked
 };
 
 template <typename Pkt>
@@ -156,6 +174,7 @@ class HierScheduler {
     }
     pool_ = static_cast<uint32_t>(pool);
     allocate(static_cast<size_t>(flows));
+    pace_ = PairPacing(cfg.max_pairs, cfg.pace_depth_ns);
     for (uint32_t i = 0; i < pool_; ++i) descs_[i].link.next = i + 1 == pool_ ? kNone : i + 1;
     free_ = 0;
     for (uint32_t n = 1; n <= cfg.max_tenants; ++n) inv_active_[n] = (1u << 31) / n;
@@ -243,6 +262,7 @@ class HierScheduler {
     if (pair >= cfg_.max_pairs || pairs_[pair].state != PairState::kIdle) return false;
     --tenants_[pairs_[pair].tenant].pairs;
     pairs_[pair] = Pair{};
+    pace_.reset(pair);
     return true;
   }
   // bytes is clamped to kMaxWindow.
@@ -260,6 +280,34 @@ class HierScheduler {
     recheck(pair);
     return true;
   }
+  // Paces the pair at bytes_per_s from its next packet on (<= 0: not paced).
+  // A pair already waiting keeps the eligible time its last packet gave it.
+  // Control path: one division here, none per packet.
+  bool set_pair_rate(uint32_t pair, double bytes_per_s) {
+    if (!has_pair(pair)) return false;
+    pace_.set_rate(pair, bytes_per_s);
+    pacing_on_ = pacing_on_ || pace_.paced(pair);
+    return true;
+  }
+  // When the pair may send its next packet (ns; meaningful while paced).
+  uint64_t pair_eligible_at(uint32_t pair) const { return has_pair(pair) ? pace_.eligible_at(pair) : 0; }
+  // The earliest time a paced pair becomes eligible; UINT64_MAX when no pair waits.
+  uint64_t next_pace_release() const { return pace_.next_release(); }
+  // Moves the scheduler's clock to now (it never goes back) and returns the
+  // pairs whose eligible time has come to their rings (or, if their window is
+  // full, to kBlocked). The timed dequeue calls do this first.
+  void advance(uint64_t now) {
+    if (now > now_) now_ = now;
+    for (uint32_t p; pace_.release(now_, p);) {
+      Pair& pr = pairs_[p];
+      if (head_fits(pair_flows(p), pr)) {
+        activate_pair(p);
+      } else {
+        pr.state = PairState::kBlocked;
+      }
+    }
+  }
+  uint64_t now() const { return now_; }
   bool has_pair(uint32_t pair) const {
     return pair < cfg_.max_pairs && pairs_[pair].state != PairState::kUnused;
   }
@@ -322,7 +370,7 @@ class HierScheduler {
     ctr_.enqueued_bytes += len;
     if (pr.state == PairState::kIdle) {  // its new packet is its next one
       if (head_fits(fl, pr)) {
-        activate_pair(pair);
+        admit(pair);
       } else {
         pr.state = PairState::kBlocked;
       }
@@ -353,7 +401,12 @@ class HierScheduler {
 
   // Sends one packet: WFQ picks a class, RR a tenant of the class, RR an
   // eligible pair of the tenant, RR a flow of the pair. Charges the pair's
-  // in-flight bytes with len. False if no pair is eligible.
+  // in-flight bytes with len (and a paced pair's eligible time, at the
+  // scheduler's clock: the last advance()). False if no pair is eligible.
+  bool dequeue(Pkt& pkt, uint32_t& len, uint32_t& pair, uint64_t now) {
+    advance(now);
+    return dequeue(pkt, len, pair);
+  }
   bool dequeue(Pkt& pkt, uint32_t& len, uint32_t& pair) {
     if (active_mask_ == 0) return false;
     Pkt out{};
@@ -367,6 +420,11 @@ class HierScheduler {
 
   // The same as calling dequeue() up to max times (same schedule and
   // counters), with the per-call overhead taken out of the loop.
+  // The timed form: advance(now) first.
+  size_t dequeue_burst(Pkt* pkts, uint32_t* lens, uint32_t* pair_ids, size_t max, uint64_t now) {
+    advance(now);
+    return dequeue_burst(pkts, lens, pair_ids, max);
+  }
   size_t dequeue_burst(Pkt* pkts, uint32_t* lens, uint32_t* pair_ids, size_t max) {
     size_t n = 0;
     for (; n < max && active_mask_ != 0; ++n) {
@@ -551,6 +609,9 @@ class HierScheduler {
     std::copy_n(o.classes_, kWeightClasses, classes_);
     std::copy_n(o.tree_, 2 * kWeightClasses, tree_);
     ctr_ = o.ctr_;
+    pace_ = o.pace_;
+    pacing_on_ = o.pacing_on_;
+    now_ = o.now_;
   }
 
   static uint32_t clamp_window(uint64_t w) {
@@ -560,9 +621,12 @@ class HierScheduler {
   uint32_t flow_index(uint32_t pair, uint32_t local) const { return pair * flow_stride_ + local; }
   // The window gate of level 2 (see the header comment). The pair (whose
   // flow records are fl) has backlog.
-  static bool head_fits(const Flow* fl, const Pair& pr) {
+  // With cfg_.window_whole_packets the window is rounded up to whole
+  // packets: the head may leave while inflight < window.
+  bool head_fits(const Flow* fl, const Pair& pr) const {
     const uint32_t len = fl[pr.flow_head].link.len;
-    return pr.window != 0 && (pr.inflight == 0 || pr.inflight + len <= pr.window);
+    const uint32_t need = cfg_.window_whole_packets ? 1 : len;
+    return pr.window != 0 && (pr.inflight == 0 || pr.inflight + need <= pr.window);
   }
 
   // dequeue()'s work (some class is active). The results go to the
@@ -611,12 +675,17 @@ class HierScheduler {
     c.pass = pass;
     set_key(ci, key(pass, ci));
 
-    // Level 2: park the pair if it is empty or its window is full, else move
-    // the tenant's cursor on. Parking may deactivate the tenant and the class.
+    // Level 2: park the pair if it is empty, its window is full or its pace
+    // makes it wait, else move the tenant's cursor on. Parking may
+    // deactivate the tenant and the class.
+    const bool wait = pacing_on_ && pace_.charge(p, len, now_);
     if (pr.flow_head == kNone16) {
       deactivate_pair(p, PairState::kIdle);
     } else if (!head_fits(fl, pr)) {
       deactivate_pair(p, PairState::kBlocked);
+    } else if (wait) {
+      deactivate_pair(p, PairState::kPaced);
+      pace_.park(p);
     } else {
       t.cursor = pr.next;
     }
@@ -641,6 +710,10 @@ class HierScheduler {
     __builtin_prefetch(pair_flows(tn2.cursor));
     __builtin_prefetch(&pairs_[tn3.cursor]);
     __builtin_prefetch(pair_flows(tn3.cursor));
+    if (pacing_on_) {
+      pace_.prefetch(tn2.cursor);
+      pace_.prefetch(tn3.cursor);
+    }
   }
   // enqueue_burst's stages (hints only). Arguments may be invalid: those
   // packets are dropped by enqueue(), so nothing is fetched for them.
@@ -727,11 +800,23 @@ class HierScheduler {
       set_key(tenants_[ti].cls, kIdleKey);
     }
   }
-  // After a window or in-flight change: park or un-park the pair.
+  // A pair with backlog whose window admits its head: into its ring, or
+  // parked until its eligible time (judged at the scheduler's clock, which
+  // may lag: then the next timed dequeue releases it).
+  void admit(uint32_t p) {
+    if (pacing_on_ && pace_.waiting(p, now_)) {
+      pairs_[p].state = PairState::kPaced;
+      pace_.park(p);
+    } else {
+      activate_pair(p);
+    }
+  }
+  // After a window or in-flight change: park or un-park the pair (a paced
+  // pair's window is checked when its time comes).
   void recheck(uint32_t p) {
     Pair& pr = pairs_[p];
     if (pr.state == PairState::kBlocked && head_fits(pair_flows(p), pr)) {
-      activate_pair(p);
+      admit(p);
     } else if (pr.state == PairState::kActive && !head_fits(pair_flows(p), pr)) {
       deactivate_pair(p, PairState::kBlocked);
     }
@@ -783,6 +868,9 @@ class HierScheduler {
   Desc* descs_ = nullptr;
   uint32_t* inv_active_ = nullptr;  // 2^31 / n
   HierSchedulerCounters ctr_;
+  PairPacing pace_;         // per-pair pacing and the heap of waiting pairs
+  bool pacing_on_ = false;  // some pair has had a rate: pop() charges eligible times
+  uint64_t now_ = 0;        // the scheduler's clock: the latest advance()
 };
 
 }  // namespace ufab

@@ -186,6 +186,13 @@ class Fabric:
             f"  token_period_us: {int(sc['token_period_us'])}",
             f"  idle_finish_ms: {int(sc.get('idle_finish_ms', 100))}",
             f"  queue_capacity: {int(sc.get('edge_queue_pkts', 64))}",
+            # Each pair paced at w / T (sched/pair_pacing.hpp): the access link is 10x the fabric's.
+            f"  pair_pacing: {'true' if sc.get('pair_pacing', True) else 'false'}",
+            f"  pair_pacing_depth_us: {int(sc.get('pair_pacing_depth_us', 2000))}",
+            # Acks (bytes sent one RTT ago) moved every ms, not once per probe RTT.
+            f"  ack_sweep_us: {int(sc.get('ack_sweep_us', 1000))}",
+            # With acks moved by time, probes follow the paper's rule alone: one per L_w bytes.
+            f"  probe_on_window_full: {'true' if sc.get('probe_on_window_full', False) else 'false'}",
             "tenants:",
         ]
         for t in self.sc["tenants"]:

@@ -45,8 +45,9 @@ inline Arrival arrival(Rng& rng, uint32_t cls) {
 }
 inline uint32_t class_of(uint32_t pair) { return pair & kClassMask; }  // tenant = pair % 1K
 
-inline Sched make(Rng& rng) {
+inline Sched make(Rng& rng, uint64_t pace_depth_ns = 0) {
   ufab::HierSchedulerConfig cfg;
+  cfg.pace_depth_ns = pace_depth_ns;
   cfg.max_tenants = kTenants;
   cfg.max_pairs = kPairs;
   cfg.flows_per_pair = kFlows;

@@ -414,3 +414,29 @@ TEST(VmPair, AcksMovedByPollAreReportedToTheOwner) {
   EXPECT_EQ(p.advance_acks(202 * kUs), 0u);
   EXPECT_EQ(p.bytes_acked(), 3000u);
 }
+
+// The probe rule with and without probe_on_window_full. Eqn 3 at Phi 32:
+// w = 2/32 * 40000 * 28500/27792 = 2563.7 B < L_w = 4096 B. 3000 B sent since
+// the response fill the window: with the rule a probe goes at once; without
+// it (§4.1 alone) only after L_w = 4096 B since the response.
+TEST(VmPair, ProbeOnWindowFullIsOptional) {
+  for (const bool on_full : {true, false}) {
+    EdgeParams prm;
+    prm.probe_on_window_full = on_full;
+    VmPair p = single_path(prm);
+    wire::Message m;
+    int path;
+    ASSERT_TRUE(join_and_probe(p, m, path));
+    p.on_message(respond(m, {{32, 40000, 7.6e9, 4992}, {32, 40000, 7.6e9, 4992}}), 20 * kUs);
+    ASSERT_NEAR(p.window(21 * kUs), 2.0 / 32 * 40000 * 28500 / 27792, 1e-6);
+    for (Nanos t : {21 * kUs, 22 * kUs, 23 * kUs}) p.on_data_sent(1000, t);
+    EXPECT_EQ(p.next_message(23 * kUs, true, m, path), on_full) << "on_full=" << on_full;
+    if (on_full) continue;
+    p.on_data_sent(1095, 24 * kUs);  // 4095 B since the response: not yet
+    EXPECT_FALSE(p.next_message(24 * kUs, true, m, path));
+    p.on_data_sent(1, 25 * kUs);     // 4096 B: the §4.1 probe
+    ASSERT_TRUE(p.next_message(25 * kUs, true, m, path));
+    EXPECT_EQ(m.type, wire::MsgType::probe);
+    EXPECT_EQ(m.bytes_sent, 4096u);
+  }
+}
