@@ -32,7 +32,7 @@ if [ -n "$SIZE" ]; then IFS=: read -r P T POOL <<<"$SIZE"; fi
 RTL="$ROOT/fpga/rtl"
 WORK="$(mktemp -d)"; trap 'rm -rf "$WORK"' EXIT
 FILES=""
-for m in ufab_edge_top ufab_sched ufab_wfq8 ufab_inv_rom ufab_udiv ufab_ctx_table ufab_path_monitor \
+for m in ufab_edge_top ufab_sched ufab_wf_ram ufab_wfq8 ufab_inv_rom ufab_udiv ufab_ctx_table ufab_path_monitor \
          ufab_tx_pipe ufab_rx_pipe ufab_axil_regs; do FILES="$FILES $RTL/$m.v"; done
 start=$(date +%s)
 yosys -q -l "$WORK/yosys.log" -p "read_verilog -sv $FILES; chparam -set PAIRS $P -set TENANTS $T -set POOL $POOL ufab_edge_top; synth_xilinx -family xcup -top ufab_edge_top -noiopad -noclkbuf; stat; flatten; delete t:FD* t:RAMB* t:URAM* t:DSP* t:RAM* t:SRL*; tee -q -o $WORK/ltp_lut.txt ltp; tee -q -o $WORK/luts.txt select -list t:LUT*" >/dev/null
