@@ -44,8 +44,13 @@
 // later (the write-back, forwarded into the prefetch). Classes are disjoint
 // (tenants, pairs, flows, descriptors), so a decision leaves the other
 // classes' prefetches valid.
-// Any other operation clears every prefetch; a class's first DEQUEUE after
-// that (or after it becomes active) reads its prefetch first: 3 cycles.
+// Other operations keep the prefetches coherent: a pair word or flow block
+// they write (ENQUEUE, SET_WINDOW, ON_ACKED) is also written into the
+// prefetch that holds that pair. An operation that changes a class's rings
+// (a pair joins or leaves its tenant's ring, a tenant joins the class or
+// moves out of it by SET_CLASS) clears the class's prefetch; the class's
+// next DEQUEUE (like its first after it becomes active) reads the prefetch
+// first: 3 cycles.
 // Cycles from acceptance to the next op_ready: DEQUEUE 1 (3 to prefetch),
 // SET_WINDOW / ON_ACKED / REMOVE_PAIR 3, the others 2. A pair or tenant
 // joining a ring adds 3-6 cycles (reads of the cursor and its prev, then two
@@ -538,6 +543,10 @@ reg [FW-1:0] fh_n, ft_n;
 reg [32:0]   sum;
 reg [FBW-1:0] eb_n;      // ENQUEUE: the pair's flow block after it
 reg [2:0]    cls_b;      // class of the tenant that may leave its class's ring
+// prefetches an operation made stale by changing a ring: the class of the
+// pair's or tenant's tenant (clr_a), the class a tenant joins (clr_b)
+reg          clr_a, clr_b;
+reg [2:0]    clr_b_cls;
 
 always @* begin
     state_next = state_reg;
@@ -570,6 +579,7 @@ always @* begin
     ok = 1'b0; win_n = pr_window; infl_n = pr_infl; st_n = pr_state;
     fits = 1'b0; fv_n = pr_fvalid; fh_n = pr_fhead; ft_n = pr_ftail; rm_pair = 1'b0; rm_ten = 1'b0;
     sum = 33'd0; eb_n = fb_q;
+    clr_a = 1'b0; clr_b = 1'b0; clr_b_cls = cls_b;
 
     case (state_reg)
     S_INIT: begin
@@ -610,6 +620,7 @@ always @* begin
             // the new class's round
             ok = op_ten_ok && ti_exists;
             if (ok && o_cls_reg != ti_cls) begin
+                clr_a = 1'b1; clr_b = 1'b1; clr_b_cls = o_cls_reg;
                 ti_we = 1'b1; ti_wd = {1'b1, o_cls_reg, ti_pairs};
                 if (tc_q[PW]) begin
                     rm_ten = 1'b1;
@@ -701,6 +712,7 @@ always @* begin
         // remove p_sel from its tenant's ring (and the tenant from its class's
         // ring when it was the last one): single writes, same cycle
         if (rm_pair && ok) begin
+            clr_a = 1'b1;
             if (pn_q == p_sel) begin
                 rm_ten = 1'b1;
                 tc_we = 1'b1; tc_wa = pr_tenant; tc_wd = {(PW+1){1'b0}};
@@ -731,6 +743,7 @@ always @* begin
     S_PR2: state_next = S_PINS;
     S_PINS: begin
         // insert sv_pair just before its tenant's cursor
+        clr_a = 1'b1;
         if (!tc_q[PW]) begin
             pn_we = 1'b1; pn_wa = sv_pair_reg; pn_wd = sv_pair_reg;
             pp_we = 1'b1; pp_wa = sv_pair_reg; pp_wd = sv_pair_reg;
@@ -753,6 +766,7 @@ always @* begin
     S_TINS: begin
         // the tenant joins its class's round (SFQ: a class re-joining starts
         // at max(its last tag, virtual time))
+        clr_b = 1'b1;
         cls_we = 1'b1; cls_wsel = cls_b;
         cls_act_n = act_reg[cls_b] + 1'b1;
         rs_en = 1'b1; rs_cls = cls_b; rs_act = cls_act_n; rs_invw = invw_reg[cls_b];
@@ -868,11 +882,16 @@ always @(posedge clk) begin
     if (dec_fire) begin
         wb_p_reg <= c_p; wb_f_reg <= c_fh; wb_fb_reg <= d_fb;
     end
-    // any other operation may change what a prefetch holds
-    if (state_reg != S_IDLE && state_reg != S_F2 && state_reg != S_F3) begin
-        hv_reg <= 8'd0;
-        rq_v_reg <= 1'b0;
+    // another operation's pair word or flow block write goes into the
+    // prefetch holding that pair (ENQUEUE, SET_WINDOW, ON_ACKED of a pair
+    // that stays in its ring); a ring change clears the class's prefetch
+    // (classes share no ring, pair or flow block)
+    for (k = 0; k < 8; k = k + 1) begin
+        if (state_reg == S_EX && pr_we && pr_wa == h_p[k]) h_pr[k] <= pr_wd;
+        if (state_reg == S_EX && fb_we && fb_wa == h_p[k]) h_fb[k] <= fb_wd;
     end
+    if (clr_a) hv_reg[ti_cls] <= 1'b0;
+    if (clr_b) hv_reg[clr_b_cls] <= 1'b0;
 
     state_reg <= state_next;
     init_reg <= (state_reg == S_INIT) ? init_reg + 1'b1 : {IW{1'b0}};

@@ -79,7 +79,9 @@ struct Top {
       const ufab::fpga::SchedRsp g = ufab::fpga::apply(gold, op);
       if (op.code == ufab::fpga::kDequeue && g.ok) gold_tx.push_back(g);
       pending.emplace_back(op, g);
-      EXPECT_LE(pending.size(), 1u) << "ufab_sched runs one operation at a time";
+      // a DEQUEUE's result follows 2 cycles after its acceptance, so the
+      // next operation may be accepted before it is out (results stay in order)
+      EXPECT_LE(pending.size(), 2u) << "operations in flight in ufab_sched";
     }
     if (d->m_axis_tx_tvalid && d->m_axis_tx_tready) {
       const TxOut o = decode(d.dut());
