@@ -332,95 +332,66 @@ wire [PW-1:0]  hc_pp  = rq_rd_reg ? pp_q : h_pp[rc];
 wire [PW-1:0]  hc_cx  = rq_rd_reg ? tc_q[PW-1:0] : h_cx[rc];
 wire [TW-1:0]  hc_tx2 = rq_rd_reg ? tx_q : h_tx2[rc];
 
-// the WFQ class's prefetch
+// the eight classes' decisions, computed in parallel from their prefetches
+// (rq_cls's completed one); the WFQ's choice ci selects one
+wire [TW-1:0]  k_t [0:7], k_nt [0:7], k_ntx [0:7], k_ntv [0:7], k_x2 [0:7];
+wire [PW-1:0]  k_p [0:7], k_pn [0:7], k_pp [0:7], k_np [0:7];
+wire [TW-1:0]  k_tx [0:7], k_tv [0:7];
+wire [DW-1:0]  k_head [0:7], k_hnext [0:7];
+wire [15:0]    k_hlen [0:7];
+wire [FW-1:0]  k_fh [0:7];
+wire [31:0]    k_win [0:7], k_infl [0:7];
+wire [PRW-1:0] k_pr [0:7];
+wire [FBW-1:0] k_fb [0:7];
+wire [7:0]     k_rm_pair, k_rm_ten, k_alone_p, k_alone_t, k_hv, k_self;
+generate
+    for (gc = 0; gc < 8; gc = gc + 1) begin : g_dec
+        wire sel = rq_v_reg && rc == gc;
+        assign k_t[gc] = h_t[gc];
+        assign k_p[gc] = h_p[gc];
+        assign k_tx[gc] = h_tx[gc];
+        assign k_tv[gc] = h_tv[gc];
+        assign k_pn[gc] = sel ? hc_pn : h_pn[gc];
+        assign k_pp[gc] = sel ? hc_pp : h_pp[gc];
+        ufab_sched_decide #(.PW(PW), .TW(TW), .FW(FW), .DW(DW), .CW(CW), .FLOWS(FLOWS)) dec_inst (
+            .t(h_t[gc]), .p(h_p[gc]), .pr(sel ? hc_pr : h_pr[gc]), .fb(sel ? hc_fb : h_fb[gc]),
+            .pn(k_pn[gc]), .tx(h_tx[gc]), .tv(h_tv[gc]),
+            .cx(sel ? hc_cx : h_cx[gc]), .tx2(sel ? hc_tx2 : h_tx2[gc]),
+            .head(k_head[gc]), .hnext(k_hnext[gc]), .hlen(k_hlen[gc]), .fh(k_fh[gc]), .win(k_win[gc]),
+            .infl_n(k_infl[gc]), .pr_n(k_pr[gc]), .fb_n(k_fb[gc]), .rm_pair(k_rm_pair[gc]),
+            .rm_ten(k_rm_ten[gc]), .alone_p(k_alone_p[gc]), .alone_t(k_alone_t[gc]), .hv_n(k_hv[gc]),
+            .self_n(k_self[gc]), .nt(k_nt[gc]), .ntx(k_ntx[gc]), .ntv(k_ntv[gc]), .np(k_np[gc]), .x2(k_x2[gc]));
+    end
+endgenerate
+
+// the WFQ class's decision
 wire           sel_rq = rq_v_reg && rc == ci;
 wire           hv_ci  = hv_reg[ci] || sel_rq;
-wire [TW-1:0]  c_t   = h_t[ci];
-wire [PW-1:0]  c_p   = h_p[ci];
-wire [TW-1:0]  c_tx  = h_tx[ci];
-wire [TW-1:0]  c_tv  = h_tv[ci];
-wire [PRW-1:0] c_pr  = sel_rq ? hc_pr  : h_pr[ci];
-wire [FBW-1:0] c_fb  = sel_rq ? hc_fb  : h_fb[ci];
-wire [PW-1:0]  c_pn  = sel_rq ? hc_pn  : h_pn[ci];
-wire [PW-1:0]  c_pp  = sel_rq ? hc_pp  : h_pp[ci];
-wire [PW-1:0]  c_cx  = sel_rq ? hc_cx  : h_cx[ci];
-wire [TW-1:0]  c_tx2 = sel_rq ? hc_tx2 : h_tx2[ci];
-
-/* verilator lint_off UNUSEDSIGNAL */  // the state field (ACTIVE) and the tenant (h_t) are implied
-wire [1:0]     c_state = c_pr[PRW-1 -: 2];
-wire [TW-1:0]  c_ten   = c_pr[TW-1:0];
-/* verilator lint_on UNUSEDSIGNAL */
-wire           c_fv    = c_pr[PRW-3];
-wire [FW-1:0]  c_fh    = c_pr[PRW-4 -: FW];
-wire [FW-1:0]  c_ft    = c_pr[PRW-4-FW -: FW];
-wire [31:0]    c_win   = c_pr[TW+64-1 -: 32];
-wire [31:0]    c_infl  = c_pr[TW+32-1 -: 32];
-wire [FE-1:0]  c_fe    = c_fb[c_fh*FE +: FE];        // the head flow
-wire [DW-1:0]  c_head  = c_fe[FE_HEAD +: DW];
-wire [DW-1:0]  c_tail  = c_fe[FE_TAIL +: DW];
-wire [15:0]    c_hlen  = c_fe[FE_HLEN +: 16];
-wire [CW-1:0]  c_cnt   = c_fe[LKW +: CW];
-wire [DW-1:0]  c_hnext = c_fe[16 +: DW];
-wire [15:0]    c_hnlen = c_fe[15:0];
-wire [FW-1:0]  c_fnx   = c_fb[FLOWS*FE + c_fh*FW +: FW];   // the flow after it
-wire [15:0]    c_hlen_n = c_fb[c_fnx*FE + FE_HLEN +: 16];
-
-reg [FBW-1:0] d_fb;          // the pair's flow block after the pop (head link: at write-back)
-reg [PRW-1:0] d_pr;          // the pair's word after the pop
-reg [31:0]    d_infl;
-reg [CW-1:0]  d_cnt;
-reg [15:0]    d_nh_len;      // the length of the pair's next packet
-reg [FW-1:0]  d_fh, d_ft;
-reg           d_fv, d_fits, d_empty, d_rm_pair, d_rm_ten, d_self, d_hv;
-reg [1:0]     d_st;
-reg [32:0]    d_sum;
-reg [TW-1:0]  d_nt, d_ntx, d_ntv, d_x2;   // the next prefetch's tenant, its next and prev; the tenant to read
-reg [PW-1:0]  d_np;                       // the next prefetch's pair
-wire          d_single = c_fh == c_ft;
-wire          d_alone_p = c_pn == c_p;    // the pair is alone in its tenant's ring
-wire          d_alone_t = c_tx == c_t;    // the tenant is alone in its class's ring
-
-always @* begin
-    // level 3: pop the head flow's head packet; a flow still backlogged goes
-    // to the end of the pair's flow round
-    d_fb = c_fb;
-    d_cnt = c_cnt - 1'b1;
-    d_fb[c_fh*FE +: FE] = {c_hnext, c_tail, c_hnlen, d_cnt, c_hnext, c_hnlen};
-    d_fh = c_fh; d_ft = c_ft; d_fv = c_fv;
-    if (d_cnt != 0) begin
-        if (!d_single) begin
-            d_fh = c_fnx;
-            d_fb[FLOWS*FE + c_ft*FW +: FW] = c_fh;
-            d_ft = c_fh;
-        end
-        d_nh_len = d_single ? c_hnlen : c_hlen_n;
-    end else begin
-        if (d_single) d_fv = 1'b0;
-        else d_fh = c_fnx;
-        d_nh_len = c_hlen_n;
-    end
-    d_empty = d_cnt == 0 && d_single;
-    // level 2: the window gate for the pair's next packet
-    d_infl = c_infl + {16'd0, c_hlen};
-    d_sum = {1'b0, d_infl} + {17'd0, d_nh_len};
-    d_fits = c_win != 0 && d_sum <= {1'b0, c_win};
-    d_st = d_empty ? ST_IDLE : (d_fits ? ST_ACTIVE : ST_BLOCKED);
-    d_pr = {d_st, d_fv, d_fh, d_ft, c_win, d_infl, c_t};
-    d_rm_pair = d_st != ST_ACTIVE;
-    d_rm_ten = d_rm_pair && d_alone_p;
-    // the class's next decision: the next tenant (or this one, when alone)
-    // and its cursor pair
-    d_hv = !(d_rm_ten && d_alone_t);
-    d_self = d_alone_t && d_alone_p;   // the same pair again (it stays active when d_hv)
-    if (d_alone_t) begin
-        d_nt = c_t; d_np = c_pn; d_ntx = c_t; d_ntv = c_t; d_x2 = c_t;
-    end else begin
-        d_nt = c_tx; d_np = c_cx;
-        d_x2 = (d_rm_ten && c_tx2 == c_t) ? c_tx : c_tx2;
-        d_ntx = d_x2;
-        d_ntv = d_rm_ten ? c_tv : c_t;
-    end
-end
+wire [TW-1:0]  c_t     = k_t[ci];
+wire [PW-1:0]  c_p     = k_p[ci];
+wire [TW-1:0]  c_tx    = k_tx[ci];
+wire [TW-1:0]  c_tv    = k_tv[ci];
+wire [PW-1:0]  c_pn    = k_pn[ci];
+wire [PW-1:0]  c_pp    = k_pp[ci];
+wire [DW-1:0]  c_head  = k_head[ci];
+wire [DW-1:0]  c_hnext = k_hnext[ci];
+wire [15:0]    c_hlen  = k_hlen[ci];
+wire [FW-1:0]  c_fh    = k_fh[ci];
+wire [31:0]    c_win   = k_win[ci];
+wire [31:0]    d_infl  = k_infl[ci];
+wire [PRW-1:0] d_pr    = k_pr[ci];
+wire [FBW-1:0] d_fb    = k_fb[ci];
+wire           d_rm_pair = k_rm_pair[ci];
+wire           d_rm_ten  = k_rm_ten[ci];
+wire           d_alone_p = k_alone_p[ci];
+wire           d_alone_t = k_alone_t[ci];
+wire           d_hv    = k_hv[ci];
+wire           d_self  = k_self[ci];
+wire [TW-1:0]  d_nt    = k_nt[ci];
+wire [TW-1:0]  d_ntx   = k_ntx[ci];
+wire [TW-1:0]  d_ntv   = k_ntv[ci];
+wire [TW-1:0]  d_x2    = k_x2[ci];
+wire [PW-1:0]  d_np    = k_np[ci];
 
 // a DEQUEUE decided now: accepted with its class's prefetch valid, or after
 // reading the prefetch (S_F3); nothing eligible: an empty result at once
