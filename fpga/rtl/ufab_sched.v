@@ -46,11 +46,11 @@
 // classes' prefetches valid.
 // Other operations keep the prefetches coherent: a pair word or flow block
 // they write (ENQUEUE, SET_WINDOW, ON_ACKED) is also written into the
-// prefetch that holds that pair. An operation that changes a class's rings
-// (a pair joins or leaves its tenant's ring, a tenant joins the class or
-// moves out of it by SET_CLASS) clears the class's prefetch; the class's
-// next DEQUEUE (like its first after it becomes active) reads the prefetch
-// first: 3 cycles.
+// prefetch that holds that pair, and a pair or tenant joining a ring is
+// patched into its class's prefetch (new ring links). A removal from a ring
+// (SET_WINDOW / ON_ACKED that make a pair ineligible, SET_CLASS out of the
+// class) clears the class's prefetch; the class's next DEQUEUE (like its
+// first after it becomes active) reads the prefetch first: 3 cycles.
 // Cycles from acceptance to the next op_ready: DEQUEUE 1 (3 to prefetch),
 // SET_WINDOW / ON_ACKED / REMOVE_PAIR 3, the others 2. A pair or tenant
 // joining a ring adds 3-6 cycles (reads of the cursor and its prev, then two
@@ -514,10 +514,9 @@ reg [FW-1:0] fh_n, ft_n;
 reg [32:0]   sum;
 reg [FBW-1:0] eb_n;      // ENQUEUE: the pair's flow block after it
 reg [2:0]    cls_b;      // class of the tenant that may leave its class's ring
-// prefetches an operation made stale by changing a ring: the class of the
-// pair's or tenant's tenant (clr_a), the class a tenant joins (clr_b)
-reg          clr_a, clr_b;
-reg [2:0]    clr_b_cls;
+// a prefetch an operation made stale by removing from a ring: the class of
+// the pair's tenant, or of the tenant that changes class
+reg          clr_a;
 
 always @* begin
     state_next = state_reg;
@@ -550,7 +549,7 @@ always @* begin
     ok = 1'b0; win_n = pr_window; infl_n = pr_infl; st_n = pr_state;
     fits = 1'b0; fv_n = pr_fvalid; fh_n = pr_fhead; ft_n = pr_ftail; rm_pair = 1'b0; rm_ten = 1'b0;
     sum = 33'd0; eb_n = fb_q;
-    clr_a = 1'b0; clr_b = 1'b0; clr_b_cls = cls_b;
+    clr_a = 1'b0;
 
     case (state_reg)
     S_INIT: begin
@@ -591,7 +590,7 @@ always @* begin
             // the new class's round
             ok = op_ten_ok && ti_exists;
             if (ok && o_cls_reg != ti_cls) begin
-                clr_a = 1'b1; clr_b = 1'b1; clr_b_cls = o_cls_reg;
+                clr_a = 1'b1;
                 ti_we = 1'b1; ti_wd = {1'b1, o_cls_reg, ti_pairs};
                 if (tc_q[PW]) begin
                     rm_ten = 1'b1;
@@ -714,7 +713,6 @@ always @* begin
     S_PR2: state_next = S_PINS;
     S_PINS: begin
         // insert sv_pair just before its tenant's cursor
-        clr_a = 1'b1;
         if (!tc_q[PW]) begin
             pn_we = 1'b1; pn_wa = sv_pair_reg; pn_wd = sv_pair_reg;
             pp_we = 1'b1; pp_wa = sv_pair_reg; pp_wd = sv_pair_reg;
@@ -737,7 +735,6 @@ always @* begin
     S_TINS: begin
         // the tenant joins its class's round (SFQ: a class re-joining starts
         // at max(its last tag, virtual time))
-        clr_b = 1'b1;
         cls_we = 1'b1; cls_wsel = cls_b;
         cls_act_n = act_reg[cls_b] + 1'b1;
         rs_en = 1'b1; rs_cls = cls_b; rs_act = cls_act_n; rs_invw = invw_reg[cls_b];
@@ -862,7 +859,27 @@ always @(posedge clk) begin
         if (state_reg == S_EX && fb_we && fb_wa == h_p[k]) h_fb[k] <= fb_wd;
     end
     if (clr_a) hv_reg[ti_cls] <= 1'b0;
-    if (clr_b) hv_reg[clr_b_cls] <= 1'b0;
+    // ring insertions are patched into the prefetch instead: a pair joins its
+    // tenant's ring just before the cursor pair (the prefetched pair when the
+    // tenant is the class cursor), a tenant joins its class's ring just
+    // before the class cursor (the prefetched tenant)
+    for (k = 0; k < 8; k = k + 1) begin
+        if (state_reg == S_PINS && tc_q[PW] && h_t[k] == sv_ten_reg) begin
+            h_pp[k] <= sv_pair_reg;
+            if (h_pn[k] == h_p[k]) h_pn[k] <= sv_pair_reg;
+        end
+    end
+    if (state_reg == S_TINS && ccur_v_reg[cls_b]) begin
+        h_tv[cls_b] <= sv_ten_reg;
+        if (h_tx[cls_b] == h_t[cls_b]) begin
+            // it was alone: the newcomer is next, then itself again
+            h_tx[cls_b] <= sv_ten_reg;
+            h_cx[cls_b] <= o_code_reg == OP_SET_CLASS ? tc_q[PW-1:0] : sv_pair_reg;
+            h_tx2[cls_b] <= h_t[cls_b];
+        end else if (h_tv[cls_b] == h_tx[cls_b]) begin
+            h_tx2[cls_b] <= sv_ten_reg;   // ring of two: the newcomer follows the next one
+        end
+    end
 
     state_reg <= state_next;
     init_reg <= (state_reg == S_INIT) ? init_reg + 1'b1 : {IW{1'b0}};
