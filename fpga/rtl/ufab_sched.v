@@ -30,8 +30,10 @@
 // prefetched in registers (h_*: its cursor tenant t, t's cursor pair p, p's
 // word and flow block, p's ring links, t's ring links, the next tenant's
 // cursor pair and the tenant after it). A DEQUEUE whose class has a valid
-// prefetch is decided in its acceptance cycle from these registers (WFQ ->
-// class -> registers: no memory read in between). That cycle writes all the
+// prefetch is decided in its acceptance cycle from these registers, with no
+// memory read in between: eight ufab_sched_decide instances compute the
+// eight classes' decisions while the WFQ picks the class, and the pick
+// selects one. That cycle writes all the
 // results (pair word, tenant cursor, ring links, free list) and issues the
 // reads of the class's next prefetch, whose addresses are all in registers:
 // the next tenant's cursor pair's word, flow block and links, and the cursor
