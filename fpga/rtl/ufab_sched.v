@@ -319,9 +319,12 @@ ufab_udiv #(.W(32)) div_inst (
 /* ---------------- the decision (DEQUEUE) ---------------- */
 // the write-back's flow block: the popped flow's head link from the pool
 reg [FBW-1:0] wb_merged;
+integer iw;
 always @* begin
     wb_merged = wb_fb_reg;
-    wb_merged[wb_f_reg*FE +: LKW] = dl_q;
+    for (iw = 0; iw < FLOWS; iw = iw + 1) begin
+        if (wb_f_reg == iw[FW-1:0]) wb_merged[iw*FE +: LKW] = dl_q;
+    end
 end
 
 // rq_cls's prefetch, completed: from the read registers, or (a class decided
@@ -425,14 +428,29 @@ wire [2:0]     ti_cls    = ti_q[TIW-2 -: 3];
 wire [PW:0]    ti_pairs  = ti_q[PW:0];
 
 // ENQUEUE: the addressed flow; SET_WINDOW / ON_ACKED: the head flow's length
-wire [FE-1:0]  e_fe    = fb_q[o_f*FE +: FE];
+// (muxes over constant slices)
+reg  [FE-1:0]  e_fe;
+reg  [15:0]    w_hlen;
+integer ie;
+always @* begin
+    e_fe = fb_q[FE-1:0];
+    w_hlen = fb_q[FE_HLEN +: 16];
+    for (ie = 0; ie < FLOWS; ie = ie + 1) begin
+        if (o_f == ie[FW-1:0]) e_fe = fb_q[ie*FE +: FE];
+        if (pr_fhead == ie[FW-1:0]) w_hlen = fb_q[ie*FE + FE_HLEN +: 16];
+    end
+end
 wire [DW-1:0]  e_head  = e_fe[FE_HEAD +: DW];
 wire [DW-1:0]  e_tail  = e_fe[FE_TAIL +: DW];
 wire [15:0]    e_hlen  = e_fe[FE_HLEN +: 16];
 wire [CW-1:0]  e_cnt   = e_fe[LKW +: CW];
 wire [LKW-1:0] e_link  = e_fe[LKW-1:0];
 wire [31:0]    e_cnt32 = {{(32-CW){1'b0}}, e_cnt};
-wire [15:0]    w_hlen  = fb_q[pr_fhead*FE + FE_HLEN +: 16];
+// the flow after the ENQUEUE: a new head, or a new tail (the head's link is
+// copied into the entry when the head is the tail)
+wire [FE-1:0]  e_fe_n  = e_cnt == 0
+    ? {free_head_reg, free_head_reg, o_len_reg, {{(CW-1){1'b0}}, 1'b1}, {LKW{1'b0}}}
+    : {e_head, free_head_reg, e_hlen, e_cnt + 1'b1, e_cnt == 1 ? {free_head_reg, o_len_reg} : e_link};
 /* verilator lint_off UNUSEDSIGNAL */  // the free list uses only the link's next field
 wire [LKW-1:0] dl_rd = dl_q;
 /* verilator lint_on UNUSEDSIGNAL */
@@ -515,6 +533,7 @@ reg          fits, fv_n, rm_pair, rm_ten;
 reg [FW-1:0] fh_n, ft_n;
 reg [32:0]   sum;
 reg [FBW-1:0] eb_n;      // ENQUEUE: the pair's flow block after it
+integer      ix;
 reg [2:0]    cls_b;      // class of the tenant that may leave its class's ring
 // a prefetch an operation made stale by removing from a ring: the class of
 // the pair's tenant, or of the tenant that changes class
@@ -643,18 +662,16 @@ always @* begin
                 free_head_next = dl_next;
                 free_cnt_next = free_cnt_reg - 1'b1;
                 dt_we = 1'b1;
+                for (ix = 0; ix < FLOWS; ix = ix + 1) begin
+                    if (o_f == ix[FW-1:0]) eb_n[ix*FE +: FE] = e_fe_n;
+                    // a flow that was empty joins the end of the pair's flow round
+                    if (e_cnt == 0 && pr_fvalid && pr_ftail == ix[FW-1:0]) eb_n[FLOWS*FE + ix*FW +: FW] = o_f;
+                end
                 if (e_cnt == 0) begin
-                    eb_n[o_f*FE +: FE] = {free_head_reg, free_head_reg, o_len_reg, {{(CW-1){1'b0}}, 1'b1},
-                                          {LKW{1'b0}}};
-                    // the flow joins the end of the pair's flow round
                     if (!pr_fvalid) fh_n = o_f;
-                    else eb_n[FLOWS*FE + pr_ftail*FW +: FW] = o_f;
                     ft_n = o_f;
                     fv_n = 1'b1;
                 end else begin
-                    // the head's link is copied into the entry when the head is the tail
-                    eb_n[o_f*FE +: FE] = {e_head, free_head_reg, e_hlen, e_cnt + 1'b1,
-                                          e_cnt == 1 ? {free_head_reg, o_len_reg} : e_link};
                     dl_we = 1'b1; dl_wa = e_tail; dl_wd = {free_head_reg, o_len_reg};
                 end
                 fb_we = 1'b1; fb_wd = eb_n;

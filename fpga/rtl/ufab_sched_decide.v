@@ -86,12 +86,29 @@ wire [31:0]    infl = pr[TW+32-1 -: 32];
 assign fh  = pr[PRW-4 -: FW];
 assign win = pr[TW+64-1 -: 32];
 
-wire [FE-1:0]  fe    = fb[fh*FE +: FE];                // the head flow
+// the head flow, the flow after it and that one's head length: muxes over
+// constant slices (a variable part-select would synthesise to shifters)
+reg  [FE-1:0]  fe;
+reg  [FW-1:0]  fnx;
+reg  [15:0]    hlen_n;
+integer i;
+always @* begin
+    fe = fb[FE-1:0];
+    fnx = fb[FLOWS*FE +: FW];
+    for (i = 0; i < FLOWS; i = i + 1) begin
+        if (fh == i[FW-1:0]) begin
+            fe = fb[i*FE +: FE];
+            fnx = fb[FLOWS*FE + i*FW +: FW];
+        end
+    end
+    hlen_n = fb[FE_HLEN +: 16];
+    for (i = 0; i < FLOWS; i = i + 1) begin
+        if (fnx == i[FW-1:0]) hlen_n = fb[i*FE + FE_HLEN +: 16];
+    end
+end
 wire [DW-1:0]  tail  = fe[FE_TAIL +: DW];
 wire [CW-1:0]  cnt   = fe[LKW +: CW];
 wire [15:0]    hnlen = fe[15:0];
-wire [FW-1:0]  fnx   = fb[FLOWS*FE + fh*FW +: FW];     // the flow after it
-wire [15:0]    hlen_n = fb[fnx*FE + FE_HLEN +: 16];
 assign head  = fe[FE_HEAD +: DW];
 assign hnext = fe[16 +: DW];
 assign hlen  = fe[FE_HLEN +: 16];
@@ -106,17 +123,22 @@ reg [FW-1:0] fh_n, ft_n;
 reg          fv_n, fits, empty;
 reg [1:0]    st_n;
 reg [32:0]   sum;
+integer j;
 
 always @* begin
     // level 3
     fb_n = fb;
     cnt_n = cnt - 1'b1;
-    fb_n[fh*FE +: FE] = {hnext, tail, hnlen, cnt_n, hnext, hnlen};
+    for (j = 0; j < FLOWS; j = j + 1) begin
+        if (fh == j[FW-1:0]) fb_n[j*FE +: FE] = {hnext, tail, hnlen, cnt_n, hnext, hnlen};
+    end
     fh_n = fh; ft_n = ft; fv_n = fv;
     if (cnt_n != 0) begin
         if (!single) begin
             fh_n = fnx;
-            fb_n[FLOWS*FE + ft*FW +: FW] = fh;
+            for (j = 0; j < FLOWS; j = j + 1) begin
+                if (ft == j[FW-1:0]) fb_n[FLOWS*FE + j*FW +: FW] = fh;
+            end
             ft_n = fh;
         end
         nh_len = single ? hnlen : hlen_n;
