@@ -871,7 +871,7 @@ always @(posedge clk) begin
     end
     // another operation's pair word or flow block write goes into the
     // prefetch holding that pair (ENQUEUE, SET_WINDOW, ON_ACKED of a pair
-    // that stays in its ring); a ring change clears the class's prefetch
+    // that stays in its ring); a removal from a ring clears the class's prefetch
     // (classes share no ring, pair or flow block)
     for (k = 0; k < 8; k = k + 1) begin
         if (state_reg == S_EX && pr_we && pr_wa == h_p[k]) h_pr[k] <= pr_wd;
