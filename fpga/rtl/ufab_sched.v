@@ -9,8 +9,10 @@
 //     i.e. its effective weight is class weight x backlogged-eligible tenants
 //     ("Scaling to a large number of VFs"), computed from two reciprocals
 //     (ufab_inv_rom, ufab_udiv) exactly as the model does. A class that
-//     re-joins restarts at max(its tag, virtual time); tags are rebased at 2^59
-//     (HierScheduler::kRebaseAt).
+//     re-joins restarts at max(its tag, virtual time); when the chosen tag has
+//     reached 2^59 (HierScheduler::kRebaseAt) all tags move down by 2^59 (the
+//     model: by the chosen tag; the same shift of every active tag, so the
+//     same picks). Each class's next tag is computed ahead of the pick.
 //  2. Round robin over the tenants of the class, and over each tenant's
 //     VM-pairs gated by window: a pair is eligible iff it has a packet and
 //         window > 0  and  (inflight == 0  or  inflight + head_len <= window).
@@ -369,6 +371,27 @@ generate
     end
 endgenerate
 
+// each class's tag after a decision of it, ahead of the WFQ's pick (SFQ:
+// start tag + len x stride in force), and the rebase. HierScheduler rebases
+// when the chosen tag reaches 2^59, by that tag. Here the test is the same
+// (the chosen tag is the least active one: every active tag has reached 2^59),
+// but every tag moves down by 2^59 (tags below it, of idle classes, become 0).
+// Active tags all shift by the same amount either way, and an idle class's
+// tag stays at or below virtual time, where it re-joins; so the picks are
+// identical, and the rebase needs no subtraction of the chosen tag.
+wire [7:0]  rb_hi;
+wire        rb_all;          // the decision rebases
+wire [63:0] pass_rb [0:7];   // the tags after a rebase (when rb_all)
+wire [63:0] npass   [0:7];   // class c's tag after a decision of it
+generate
+    for (gc = 0; gc < 8; gc = gc + 1) begin : g_pass
+        assign rb_hi[gc] = pass_reg[gc] >= REBASE_AT;
+        assign pass_rb[gc] = !rb_all ? pass_reg[gc] : rb_hi[gc] ? pass_reg[gc] - REBASE_AT : 64'd0;
+        assign npass[gc] = pass_rb[gc] + {32'd0, 16'd0, k_hlen[gc]} * stride_reg[gc];
+    end
+endgenerate
+assign rb_all = wfq_any && &(rb_hi | ~cls_active);
+
 // the WFQ class's decision
 wire           sel_rq = rq_v_reg && rc == ci;
 wire           hv_ci  = hv_reg[ci] || sel_rq;
@@ -523,7 +546,7 @@ end
 reg          cls_we;     reg [2:0] cls_wsel;
 reg [AW-1:0] cls_act_n;  reg cls_cv_n;  reg [TW-1:0] cls_cur_n;
 reg          pass_we;    reg [2:0] pass_wsel; reg [63:0] pass_wd;
-reg          rebase;     reg [63:0] vtime_n;  reg [63:0] rebase_by;
+reg          rebase;     reg [63:0] vtime_n;
 reg          invw_we;
 
 reg          ok;
@@ -562,7 +585,7 @@ always @* begin
     cls_we = 1'b0; cls_wsel = cls_b; cls_act_n = act_reg[cls_b];
     cls_cv_n = ccur_v_reg[cls_b]; cls_cur_n = ccur_reg[cls_b];
     pass_we = 1'b0; pass_wsel = ci; pass_wd = pass_reg[ci];
-    rebase = 1'b0; vtime_n = vtime_reg; rebase_by = pass_reg[ci];
+    rebase = 1'b0; vtime_n = vtime_reg;
     invw_we = 1'b0;
     rs_en = 1'b0; rs_cls = cls_b; rs_act = act_reg[cls_b]; rs_invw = invw_reg[cls_b];
     div_start = 1'b0;
@@ -813,11 +836,9 @@ always @* begin
         if (d_rm_ten) begin
             rs_en = 1'b1; rs_cls = ci; rs_act = cls_act_n; rs_invw = invw_reg[ci];
         end
-        vtime_n = pass_reg[ci];
-        rebase = pass_reg[ci] >= REBASE_AT;
-        pass_we = 1'b1; pass_wsel = ci;
-        pass_wd = (rebase ? 64'd0 : pass_reg[ci]) + {32'd0, 16'd0, c_hlen} * stride_reg[ci];
-        if (rebase) vtime_n = 64'd0;
+        rebase = rb_all;
+        vtime_n = pass_rb[ci];
+        pass_we = 1'b1; pass_wsel = ci; pass_wd = npass[ci];
     end
     // the previous decision's flow-block write-back
     if (wb_v_reg) begin
@@ -829,7 +850,7 @@ end
 integer k;
 always @(posedge clk) begin
     if (rebase) begin
-        for (k = 0; k < 8; k = k + 1) pass_reg[k] <= pass_reg[k] > rebase_by ? pass_reg[k] - rebase_by : 64'd0;
+        for (k = 0; k < 8; k = k + 1) pass_reg[k] <= pass_rb[k];
     end
     if (pass_we) pass_reg[pass_wsel] <= pass_wd;
     vtime_reg <= vtime_n;
