@@ -572,7 +572,7 @@ TEST(UfabSchedThroughput, BackToBackRandomExact) {
     b.drain();
     const uint64_t decisions = b.timed - b.timed_polls;
     std::printf("seed %u: %llu decisions in %llu cycles: %.3f per cycle (min 1 cycle, max 3); "
-                "%llu took 1 cycle (%.1f%%), the rest 3 (prefetch read after a ring removal); "
+                "%llu took 1 cycle (%.1f%%), the rest 3 (prefetch read: the class had emptied, or lost a pair from a ring); "
                 "%llu empty polls (1 cycle each); back to back: %llu of one class, %llu on one pair\n",
                 seed, static_cast<unsigned long long>(decisions), static_cast<unsigned long long>(b.dec_cycles),
                 static_cast<double>(decisions) / static_cast<double>(b.dec_cycles),
