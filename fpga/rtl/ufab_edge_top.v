@@ -7,8 +7,8 @@
 // (ufab_path_monitor), TX/RX pipes (ufab_tx_pipe, ufab_rx_pipe) and the
 // AXI-Lite control/status port (ufab_axil_regs).
 //
-// Arbitration of the scheduler's operation port (one operation at a time;
-// ufab_sched takes 2-5 cycles per operation, see its header):
+// Arbitration of the scheduler's operation port (ufab_sched accepts a
+// DEQUEUE every cycle and takes 2-3 cycles for other operations, see its header):
 // AXI-Lite command > RX (acks, windows) > TX decision request / TX enqueue
 // (these two alternate).
 // The Path Monitor's port: AXI-Lite (base RTT) > RX (responses) > TX (probes).
@@ -257,12 +257,14 @@ reg cmd_wait_rd = 1'b0;
 reg cmd_was_tn = 1'b0;
 always @(posedge clk) begin
     cmd_done <= 1'b0;
-    // the scheduler runs one operation at a time: the next result is this command's
+    // the scheduler's results come in order, and a command is accepted only
+    // after every earlier operation but a DEQUEUE has finished: the next
+    // result that is not a DEQUEUE's is this command's
     if (cmd_valid && cmd_ready && cmd_sched) cmd_wait_sched <= 1'b1;
-    else if (s_rsp_valid) cmd_wait_sched <= 1'b0;
+    else if (s_rsp_valid && s_rsp_code != 4'd6) cmd_wait_sched <= 1'b0;
     cmd_wait_rd <= cmd_valid && (cmd_st_rd || cmd_tn_rd);
     cmd_was_tn <= cmd_tn_rd;
-    if (cmd_wait_sched && s_rsp_valid) begin
+    if (cmd_wait_sched && s_rsp_valid && s_rsp_code != 4'd6) begin
         cmd_done <= 1'b1; cmd_ok <= s_rsp_ok; cmd_rd0 <= s_rsp_window; cmd_rd1 <= s_rsp_inflight;
     end else if (cmd_wait_rd) begin
         cmd_done <= 1'b1; cmd_ok <= 1'b1;

@@ -5,7 +5,8 @@
 // emit"). Host TX descriptors arrive on an AXI-Stream; data descriptors are
 // enqueued into the Packet Scheduler, probes (flow 0xFF) bypass it (they are
 // not window-gated) and notify the Path Monitor. Scheduling decisions are
-// requested whenever the output FIFO has room, each dequeued descriptor is
+// requested whenever the output FIFO has room (up to 3 outstanding, so that
+// the scheduler can decide one per cycle), each dequeued descriptor is
 // joined with its VM-pair's header context (token, path; one context-table
 // read, one cycle) and emitted on the output AXI-Stream for the DMA engine.
 //
@@ -94,9 +95,10 @@ assign s_axis_tready = is_probe ? probe_take : enq_ready;
 assign pm_sent_valid = probe_take;
 assign pm_sent_pair = s_axis_tdata[PW-1:0];
 
-// one decision request outstanding: a new request as the previous one's result returns;
+// up to 3 decision requests outstanding (ufab_sched decides one per cycle and
+// returns each result 2 cycles after its request), within the FIFO's room;
 // a probe at the head of the stream pauses requests so that it can pass
-assign deq_req_valid = room && (pending_reg == 0 || deq_rsp_valid) && !(s_axis_tvalid && is_probe);
+assign deq_req_valid = room && pending_reg != 2'd3 && !(s_axis_tvalid && is_probe);
 
 assign ctx_rd_en = deq_take || probe_take;
 assign ctx_rd_addr = deq_take ? deq_rsp_pair[PW-1:0] : s_axis_tdata[PW-1:0];

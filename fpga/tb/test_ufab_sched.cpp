@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <random>
 #include <vector>
@@ -27,16 +28,32 @@ using ufab::fpga::SchedOp;
 using ufab::fpga::SchedRsp;
 using namespace ufab::fpga;  // op codes
 
+// The RTL behind its operation port. Two drivers:
+//  - op(): one operation at a time (issue, wait for its result);
+//  - issue(): pipelined; the operation is presented as soon as op_ready is
+//    high and the call returns in the cycle after its acceptance, so
+//    successive calls present operations back to back. Results are collected
+//    by every tick into results().
 class SchedDut {
  public:
   SchedDut() {
     d_.reset();
     while (!d_->op_ready) d_.tick();
   }
-  // Issues op when op_ready and waits for its result.
   SchedRsp op(const SchedOp& o) {
+    issue(o);
+    for (int latency = 1; results_.empty() && latency < 64; ++latency) tick();
+    EXPECT_EQ(results_.size(), 1u) << "no result (or more than one) for op " << int(o.code);
+    if (results_.empty()) return {};
+    const SchedRsp r = results_.front();
+    results_.pop_front();
+    codes_.pop_front();
+    return r;
+  }
+  // Returns the cycle in which o was accepted.
+  uint64_t issue(const SchedOp& o) {
     d_->eval();
-    while (!d_->op_ready) d_.tick();
+    while (!d_->op_ready) tick();
     d_->op_valid = 1;
     d_->op_code = o.code;
     d_->op_pair = static_cast<uint16_t>(o.pair);
@@ -46,18 +63,30 @@ class SchedDut {
     d_->op_len = static_cast<uint16_t>(o.len);
     d_->op_tag = o.tag;
     d_->op_value = o.value;
-    d_.tick();
+    d_->eval();
+    const uint64_t at = d_.cycles();
+    tick();
     d_->op_valid = 0;
     d_->eval();
-    for (int latency = 1; !d_->rsp_valid && latency < 64; ++latency) d_.tick();
-    EXPECT_TRUE(d_->rsp_valid) << "no result for op " << int(o.code);
-    EXPECT_EQ(d_->rsp_code, o.code);
-    return SchedRsp{d_->rsp_ok != 0, d_->rsp_tag, d_->rsp_len, d_->rsp_pair, d_->rsp_window, d_->rsp_inflight};
+    return at;
   }
+  void tick() {
+    d_.tick();
+    d_->eval();
+    if (d_->rsp_valid) {
+      results_.push_back(SchedRsp{d_->rsp_ok != 0, d_->rsp_tag, d_->rsp_len, d_->rsp_pair, d_->rsp_window,
+                                  d_->rsp_inflight});
+      codes_.push_back(d_->rsp_code);
+    }
+  }
+  std::deque<SchedRsp>& results() { return results_; }
+  std::deque<uint8_t>& codes() { return codes_; }
   ufab::fpga::Clocked<Vufab_sched>& raw() { return d_; }
 
  private:
   ufab::fpga::Clocked<Vufab_sched> d_;
+  std::deque<SchedRsp> results_;
+  std::deque<uint8_t> codes_;
 };
 
 HierSchedulerConfig golden_cfg() {
@@ -70,20 +99,99 @@ HierSchedulerConfig golden_cfg() {
 }
 
 // Both sides, operation by operation, compared by ufab::fpga::expect_same
-// (sched_golden.hpp, shared with the top-level test).
+// (sched_golden.hpp, shared with the top-level test). Pipelined: operations
+// go back to back (SchedDut::issue), the model takes each one at its
+// acceptance, and each result is compared when the RTL outputs it (in
+// acceptance order). Pipelined runs also check every DEQUEUE's cycles
+// (acceptance to the next acceptance) against the hand-derived figure: 1 when
+// its class was decided since a removal from one of the class's rings (a
+// pair leaving its tenant's ring, a tenant moving to another class), 3 when
+// the prefetch must be read first, 1 for an empty poll.
 struct Both {
+  explicit Both(bool pipelined = false) : pipelined_(pipelined) {}
+  ~Both() { drain(); }
   SchedDut rtl;
   HierScheduler<uint32_t> gold{golden_cfg()};
   uint64_t ops = 0;
   uint64_t dequeues = 0;
   uint64_t removed_ok = 0;     // successful remove_pair / remove_tenant
   uint64_t reclass_moves = 0;  // set_class of an active tenant to another class
+  // pipelined DEQUEUE timing: decisions measured, their cycles, how many took 1 cycle
+  uint64_t timed = 0, timed_cycles = 0, one_cycle = 0, timed_polls = 0;
+  uint64_t dec_cycles = 0, dec_one = 0;  // the same, for decisions that found work (not empty polls)
+  uint64_t same_class_b2b = 0, same_pair_b2b = 0;  // back-to-back decisions of one class / on one pair
 
   SchedRsp run(const SchedOp& op) {
-    const SchedRsp r = rtl.op(op);
+    if (!pipelined_) {
+      const SchedRsp r = rtl.op(op);
+      const SchedRsp g = apply(gold, op);
+      expect_same(op, r, g, ops++);
+      return g;
+    }
+    const uint64_t at = rtl.issue(op);
+    if (last_deq_) {  // the previous operation was a DEQUEUE: its cycles
+      const uint64_t took = at - last_at_;
+      EXPECT_EQ(took, expect_cycles_) << "DEQUEUE op #" << ops - 1 << " took " << took << " cycles";
+      ++timed;
+      timed_cycles += took;
+      one_cycle += took == 1;
+      timed_polls += !last_ok_;
+      if (last_ok_) {
+        dec_cycles += took;
+        dec_one += took == 1;
+      }
+    }
+    const uint32_t cls_before = gold.tenant_class(op.tenant);  // SET_CLASS
+    const bool active_before = gold.pair_state(op.pair) == ufab::PairState::kActive;
     const SchedRsp g = apply(gold, op);
-    expect_same(op, r, g, ops++);
+    last_deq_ = op.code == kDequeue;
+    last_at_ = at;
+    last_ok_ = g.ok;
+    if (last_deq_) {
+      expect_cycles_ = 1;
+      if (g.ok) {
+        const uint32_t c = gold.tenant_class(gold.pair_tenant(g.pair));
+        if (!(warm_ >> c & 1)) expect_cycles_ = 3;
+        warm_ |= 1u << c;
+        if (gold.active_tenants(c) == 0) warm_ &= ~(1u << c);  // the class emptied: nothing to prefetch
+        // decisions right after one of the same class / on the same pair
+        if (prev_deq_ok_ && prev_cls_ == c) ++same_class_b2b;
+        if (prev_deq_ok_ && prev_pair_ == g.pair) ++same_pair_b2b;
+        prev_cls_ = c;
+        prev_pair_ = g.pair;
+      }
+      prev_deq_ok_ = g.ok;
+    } else {
+      prev_deq_ok_ = false;
+      // a pair leaving its tenant's ring clears its class's prefetch, a
+      // class move the old class's; nothing else does (joins are patched in)
+      const bool active_after = gold.pair_state(op.pair) == ufab::PairState::kActive;
+      if (g.ok && (op.code == kSetWindow || op.code == kOnAcked) && active_before && !active_after) {
+        warm_ &= ~(1u << gold.tenant_class(gold.pair_tenant(op.pair)));
+      } else if (g.ok && op.code == kSetClass && cls_before != op.cls) {
+        warm_ &= ~(1u << cls_before);
+      }
+    }
+    pending_.push_back({op, g, ops++});
+    check();
     return g;
+  }
+  void drain() {
+    if (!pipelined_) return;
+    for (int i = 0; i < 64 && !pending_.empty(); ++i) rtl.tick();
+    check();
+    EXPECT_TRUE(pending_.empty()) << pending_.size() << " results missing";
+  }
+  void check() {
+    while (!rtl.results().empty() && !pending_.empty()) {
+      const Pending& p = pending_.front();
+      EXPECT_EQ(rtl.codes().front(), p.op.code) << "result order, op #" << p.n;
+      expect_same(p.op, rtl.results().front(), p.gold, p.n);
+      rtl.results().pop_front();
+      rtl.codes().pop_front();
+      pending_.pop_front();
+    }
+    EXPECT_TRUE(rtl.results().empty()) << "a result without an operation";
   }
   void add_tenant(uint32_t t, uint32_t cls) { run({kAddTenant, 0, t, cls}); }
   void set_weight(uint32_t cls, uint32_t w) { run({kSetWeight, 0, 0, cls, 0, 0, 0, w}); }
@@ -108,10 +216,30 @@ struct Both {
     if (len_out) *len_out = g.len;
     return true;
   }
+
+ private:
+  struct Pending {
+    SchedOp op;
+    SchedRsp gold;
+    uint64_t n;
+  };
+  bool pipelined_;
+  std::deque<Pending> pending_;
+  bool last_deq_ = false, last_ok_ = false;
+  uint64_t last_at_ = 0, expect_cycles_ = 0;
+  uint32_t warm_ = 0;  // classes whose prefetch is valid
+  bool prev_deq_ok_ = false;
+  uint32_t prev_cls_ = 0, prev_pair_ = 0;
 };
 
-TEST(UfabSched, ControlOpsMatchModel) {
-  Both b;
+// Every behaviour test runs with both drivers: one operation at a time, and
+// pipelined (operations back to back, DEQUEUEs decided one per cycle).
+class UfabSched : public ::testing::TestWithParam<bool> {};
+INSTANTIATE_TEST_SUITE_P(Drivers, UfabSched, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& i) { return i.param ? "Pipelined" : "OneAtATime"; });
+
+TEST_P(UfabSched, ControlOpsMatchModel) {
+  Both b(GetParam());
   b.add_tenant(3, 2);
   b.add_tenant(3, 1);    // duplicate
   b.add_tenant(16, 0);   // out of range
@@ -129,6 +257,7 @@ TEST(UfabSched, ControlOpsMatchModel) {
   b.enqueue(5, 0, 0, 2);         // zero length
   b.enqueue(9, 0, 100, 3);       // unknown pair
   for (uint32_t i = 0; i < kQcap + 2; ++i) b.enqueue(5, 1, 100, 10 + i);  // two drops: FIFO full
+  b.drain();  // the counters count at the results
   EXPECT_EQ(b.rtl.raw()->cnt_drop_invalid, b.gold.counters().dropped_invalid);
   EXPECT_EQ(b.rtl.raw()->cnt_drop_full, b.gold.counters().dropped_full);
   EXPECT_EQ(b.rtl.raw()->cnt_enqueued, b.gold.counters().enqueued);
@@ -137,8 +266,8 @@ TEST(UfabSched, ControlOpsMatchModel) {
   EXPECT_EQ(b.dequeues, kQcap);
 }
 
-TEST(UfabSched, WindowGating) {
-  Both b;
+TEST_P(UfabSched, WindowGating) {
+  Both b(GetParam());
   b.add_tenant(0, 0);
   b.add_pair(0, 0, 3000);
   for (uint32_t i = 0; i < 6; ++i) b.enqueue(0, i % 2, 1500, i);
@@ -163,11 +292,11 @@ TEST(UfabSched, WindowGating) {
 }
 
 // Random traffic from many tenants and pairs: every pick identical.
-TEST(UfabSched, RandomTrafficPickOrderExact) {
+TEST_P(UfabSched, RandomTrafficPickOrderExact) {
   for (uint32_t seed : {1u, 2u, 3u}) {
     SCOPED_TRACE(seed);
     std::mt19937 rng(seed);
-    Both b;
+    Both b(GetParam());
     for (uint32_t c = 0; c < 8; ++c) {
       if (rng() % 2) b.set_weight(c, 1 + rng() % 4096);
     }
@@ -200,8 +329,8 @@ TEST(UfabSched, RandomTrafficPickOrderExact) {
 // Per-tenant byte shares over a long backlogged run: identical to the model
 // (bit-exact picks) and, with weights 1:2:5 spread over classes with several
 // tenants each, proportional to the weights within 1%.
-TEST(UfabSched, ByteSharesMatchModelAndWeights) {
-  Both b;
+TEST_P(UfabSched, ByteSharesMatchModelAndWeights) {
+  Both b(GetParam());
   // classes 0, 1, 2 with weights 1, 2, 5; tenants 0-2 in class 0, 3-4 in class 1, 5 in class 2
   b.set_weight(2, 5);
   const uint32_t cls_of[6] = {0, 0, 0, 1, 1, 2};
@@ -238,8 +367,8 @@ TEST(UfabSched, ByteSharesMatchModelAndWeights) {
 
 // Virtual-time rebase at 2^62: weight-1 classes and 64 KB packets push the
 // start tags past 2^62 in ~64 packets; picks stay identical to the model.
-TEST(UfabSched, VirtualTimeRebase) {
-  Both b;
+TEST_P(UfabSched, VirtualTimeRebase) {
+  Both b(GetParam());
   b.add_tenant(0, 0);
   b.add_tenant(1, 1);
   b.set_weight(1, 1);
@@ -262,35 +391,41 @@ TEST(UfabSched, VirtualTimeRebase) {
   EXPECT_EQ(b.dequeues, 200u);
 }
 
-// Throughput: back-to-back dequeues over the synchronous-read tables. A
-// decision is a chain of dependent reads (tenant ring links and its cursor
-// pair -> head flow -> descriptor and next flow) plus the execute cycle: 4
-// cycles, 5 when the class's cached cursor pair (cpair) is not valid, which
-// is the case for the first decision of each of the 8 classes here (they were
-// just activated) and for the final empty poll (class 0 just emptied).
-TEST(UfabSched, DecisionCycles) {
-  Both b;
+// Throughput: back-to-back DEQUEUEs, pipelined. Each class's first decision
+// reads its prefetch (3 cycles); every later one is decided in its
+// acceptance cycle (1 cycle), whatever the class, tenant or pair order. Here:
+// 16 tenants over the 8 classes, 64 pairs, every flow backlogged, windows
+// wide open, so every decision finds eligible work until the queues run dry.
+// Both checks every DEQUEUE's cycles; this adds the totals, hand-computed:
+// 1024 decisions + 2 extra cycles for each of the 8 first ones, and the final
+// empty poll takes 1.
+TEST(UfabSchedThroughput, OneDecisionPerCycle) {
+  Both b(true);
   for (uint32_t t = 0; t < kTenants; ++t) b.add_tenant(t, t % 8);
   for (uint32_t p = 0; p < kPairs; ++p) b.add_pair(p, p % kTenants, 1u << 30);
   uint32_t tag = 0;
   for (uint32_t p = 0; p < kPairs; ++p)
     for (uint32_t f = 0; f < kFlows; ++f)
       for (uint32_t k = 0; k < 4; ++k, ++tag) b.enqueue(p, f, 64 + (tag * 37) % 1400, tag);
-  const uint64_t start = b.rtl.raw().cycles();
   uint64_t n = 0;
   while (b.dequeue()) ++n;
+  b.add_tenant(0, 0);  // one more operation: times the final empty poll
+  b.drain();
   EXPECT_EQ(n, uint64_t{kPairs} * kFlows * 4);
-  EXPECT_EQ(b.rtl.raw().cycles() - start, 4 * n + 8 + 5) << "4 cycles per decision, +1 for 8 first ones, empty poll 5";
-  std::printf("decisions per cycle: %.3f (%llu decisions)\n",
-              static_cast<double>(n) / static_cast<double>(b.rtl.raw().cycles() - start - 5),
-              static_cast<unsigned long long>(n));
+  EXPECT_EQ(b.timed, n + 1);
+  EXPECT_EQ(b.timed_cycles, n + 2 * 8 + 1) << "1 cycle per decision, 3 for each class's first, 1 for the empty poll";
+  EXPECT_EQ(b.one_cycle, n - 8 + 1);
+  std::printf("decisions: %llu in %llu cycles (%.3f per cycle); %llu took 1 cycle, 8 took 3 (first of each class)\n",
+              static_cast<unsigned long long>(n), static_cast<unsigned long long>(b.timed_cycles - 1),
+              static_cast<double>(n) / static_cast<double>(b.timed_cycles - 1),
+              static_cast<unsigned long long>(b.one_cycle - 1));
 }
 
 // remove_tenant / remove_pair / set_tenant_class against the model, by hand:
 // a tenant with pairs cannot go, a backlogged pair cannot go, an active
 // tenant that changes class joins the end of the new class's round.
-TEST(UfabSched, RemoveAndReclassMatchModel) {
-  Both b;
+TEST_P(UfabSched, RemoveAndReclassMatchModel) {
+  Both b(GetParam());
   b.add_tenant(1, 0);
   b.add_tenant(2, 0);
   b.add_tenant(3, 5);
@@ -328,11 +463,11 @@ TEST(UfabSched, RemoveAndReclassMatchModel) {
 
 // Random sequences of every operation, removals and class moves included:
 // every result and every pick identical to the model.
-TEST(UfabSched, RandomControlAndTrafficExact) {
+TEST_P(UfabSched, RandomControlAndTrafficExact) {
   for (uint32_t seed : {11u, 12u}) {
     SCOPED_TRACE(seed);
     std::mt19937 rng(seed);
-    Both b;
+    Both b(GetParam());
     for (uint32_t t = 0; t < kTenants; ++t) b.add_tenant(t, rng() % 8);
     for (uint32_t p = 0; p < kPairs; ++p) b.add_pair(p, rng() % kTenants, 2000 + rng() % 100000);
     uint32_t tag = 0;
@@ -369,6 +504,85 @@ TEST(UfabSched, RandomControlAndTrafficExact) {
     EXPECT_GT(b.dequeues, 2000u);
     EXPECT_GT(b.removed_ok, 100u) << "removals that succeeded (pairs and tenants)";
     EXPECT_GT(b.reclass_moves, 30u) << "class moves of active tenants";
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Back-to-back decisions on random traffic, pipelined: bursts of enqueues,
+// long bursts of DEQUEUEs (decided one per cycle), bursts of acks and window
+// changes that block and unblock pairs, and now and then a class move, a
+// removal or a new weight. Classes with a single tenant and tenants with a
+// single pair make the same class and the same pair come back on consecutive
+// cycles (prefetch from the decision itself, forwarding, write-first reads).
+// Every result matches the model, and every DEQUEUE takes the cycles Both
+// predicts. Reports decisions per cycle.
+TEST(UfabSchedThroughput, BackToBackRandomExact) {
+  for (uint32_t seed : {21u, 22u, 23u}) {
+    SCOPED_TRACE(seed);
+    std::mt19937 rng(seed);
+    Both b(true);
+    for (uint32_t c = 0; c < 8; ++c) {
+      if (rng() % 2) b.set_weight(c, 1 + rng() % 300);
+    }
+    // tenants 0-3 alone in classes 0-3; 4-15 spread over classes 4-7
+    for (uint32_t t = 0; t < kTenants; ++t) b.add_tenant(t, t < 4 ? t : 4 + rng() % 4);
+    for (uint32_t p = 0; p < kPairs; ++p) {
+      // tenants 0 and 4 have one pair each
+      const uint32_t t = p == 0 ? 0 : p == 1 ? 4 : 1 + rng() % (kTenants - 1);
+      const uint32_t t2 = (t == 4 && p != 1) ? 5 : t;
+      const uint32_t kind = rng() % 4;
+      b.add_pair(p, t2, kind == 0 ? 3000 + rng() % 6000 : 50000 + rng() % 200000);
+    }
+    uint32_t tag = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> sent;  // (pair, len) not acked yet
+    for (int round = 0; round < 600; ++round) {
+      const uint32_t enq = rng() % 40;
+      for (uint32_t i = 0; i < enq; ++i) {
+        // pairs 0 and 1 (alone in their tenants) get a quarter of the packets
+        const uint32_t p = rng() % 4 == 0 ? rng() % 2 : rng() % kPairs;
+        b.enqueue(p, rng() % 5 == 0 ? 0 : rng() % kFlows, 64 + rng() % 1437, tag++);
+      }
+      // a burst of DEQUEUEs, up to the first empty poll
+      const uint32_t deq = 1 + rng() % 80;
+      for (uint32_t i = 0; i < deq; ++i) {
+        uint32_t pair = 0, len = 0;
+        if (!b.dequeue(&pair, &len)) break;
+        sent.push_back({pair, len});
+      }
+      // acks for some of the packets sent, and window changes
+      const uint32_t acks = rng() % 8;
+      for (uint32_t i = 0; i < acks && !sent.empty(); ++i) {
+        const uint32_t j = rng() % sent.size();
+        b.on_acked(sent[j].first, sent[j].second * (1 + rng() % 4));
+        sent[j] = sent.back();
+        sent.pop_back();
+      }
+      if (rng() % 3 == 0) b.set_window(rng() % kPairs, rng() % 8 == 0 ? 0 : 3000 + rng() % 100000);
+      const uint32_t r = rng() % 100;
+      if (r < 4) b.set_class(4 + rng() % 12, 4 + rng() % 4);
+      else if (r < 7) b.remove_pair(2 + rng() % (kPairs - 2));
+      else if (r < 10) b.add_pair(2 + rng() % (kPairs - 2), 5 + rng() % 11, 50000 + rng() % 200000);
+      else if (r < 12) b.set_weight(rng() % 8, 1 + rng() % 300);
+      if (::testing::Test::HasFailure()) return;
+    }
+    b.add_tenant(0, 0);  // times the last DEQUEUE
+    b.drain();
+    const uint64_t decisions = b.timed - b.timed_polls;
+    std::printf("seed %u: %llu decisions in %llu cycles: %.3f per cycle (min 1 cycle, max 3); "
+                "%llu took 1 cycle (%.1f%%), the rest 3 (prefetch read: the class had emptied, or lost a pair from a ring); "
+                "%llu empty polls (1 cycle each); back to back: %llu of one class, %llu on one pair\n",
+                seed, static_cast<unsigned long long>(decisions), static_cast<unsigned long long>(b.dec_cycles),
+                static_cast<double>(decisions) / static_cast<double>(b.dec_cycles),
+                static_cast<unsigned long long>(b.dec_one),
+                100.0 * static_cast<double>(b.dec_one) / static_cast<double>(decisions),
+                static_cast<unsigned long long>(b.timed_polls),
+                static_cast<unsigned long long>(b.same_class_b2b), static_cast<unsigned long long>(b.same_pair_b2b));
+    EXPECT_GT(decisions, 5000u);
+    EXPECT_GT(b.same_class_b2b, 500u);
+    EXPECT_GT(b.same_pair_b2b, 100u);
   }
 }
 
