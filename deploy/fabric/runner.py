@@ -206,23 +206,43 @@ class Run:
             raise RuntimeError(f"start-up took {self.startup_s:.1f} s, more than the {self.budget_s} s budget "
                                f"(raise --startup-budget)")
 
+    def all_pairs(self):
+        """{host: {pair name: fields}} from every edge's telemetry (all pages)."""
+        out = {}
+        for h in self.fab.hosts:
+            pr = self.procs.get(h)
+            got, first = {}, 0
+            while pr is not None and pr.p.poll() is None:
+                res = telemetry(pr.prefix, f"/ufab/pairs,{first}")
+                page = dict((res or {}).get("/ufab/pairs", {}) or {})
+                nxt = page.pop("next_first", None)
+                got.update(page)
+                if not isinstance(nxt, int) or nxt <= first:
+                    break
+                first = nxt
+            out[h] = got
+        return out
+
     def play(self):
-        """Kills at their times, then waits for ufab-traffic to finish."""
+        """Kills at their times and a snapshot of every edge's pairs (their
+        active paths) at the end of each phase, then waits for ufab-traffic
+        to finish."""
         sc = self.fab.sc
-        for ev in sorted(sc.get("events", []), key=lambda e: e["at_ms"]):
-            if "kill" in ev:
-                t = self.t0 + int(ev["at_ms"]) * 1_000_000
-                delay = (t - time.monotonic_ns()) / 1e9
-                if delay > 0:
-                    time.sleep(delay)
-                self.procs[ev["kill"]].p.send_signal(signal.SIGKILL)
+        timeline = [(int(ev["at_ms"]), "kill", ev["kill"]) for ev in sc.get("events", []) if "kill" in ev]
+        timeline += [(int(ph["to_ms"]) - 50, "snapshot", ph["name"]) for ph in sc.get("phases", [])]
+        self.phase_pairs = {}
+        for at_ms, what, arg in sorted(timeline, key=lambda e: e[0]):
+            delay = (self.t0 + at_ms * 1_000_000 - time.monotonic_ns()) / 1e9
+            if delay > 0:
+                time.sleep(delay)
+            if what == "kill":
+                self.procs[arg].p.send_signal(signal.SIGKILL)
+            else:
+                self.phase_pairs[arg] = self.all_pairs()
         tr = self.procs["traffic"]
         tr.p.wait(timeout=int(sc["duration_ms"]) / 1000 + 30)
         # Migrations and per-pair state from the edges' telemetry before they stop.
-        self.pairs = {}
-        for h in self.fab.hosts:
-            res = telemetry(self.procs[h].prefix, "/ufab/pairs,0")
-            self.pairs[h] = (res or {}).get("/ufab/pairs", {}) if res else {}
+        self.pairs = self.all_pairs()
 
     def stop(self):
         for name, pr in self.procs.items():

@@ -72,6 +72,17 @@ Engine::~Engine() {
 uint32_t Engine::receive(uint16_t port, uint64_t now, uint64_t mono) {
   rte_mbuf* pkts[kMaxBurst];
   const uint16_t n = rte_eth_rx_burst(port, 0, pkts, static_cast<uint16_t>(opt_.burst));
+  if (n != 0) {
+    // Stamp the burst when it was taken, not when this loop began: a
+    // process descheduled in between would otherwise date frames that
+    // arrived meanwhile too early (one-way latencies below the fabric's
+    // delay were measured under load).
+    const uint64_t taken = mono_ns();
+    if (taken > mono) {
+      now += taken - mono;
+      mono = taken;
+    }
+  }
   PortCounters& pc = ports_[port];
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];

@@ -64,6 +64,10 @@ void Dataplane::ingress_one(rte_mbuf* m, uint16_t in_port, Nanos now) {
 uint32_t Dataplane::receive(uint16_t port, Nanos now) {
   rte_mbuf* pkts[kMaxBurst];
   const uint16_t n = rte_eth_rx_burst(port, 0, pkts, burst_);
+  // Frames are dated when the burst was taken (live clock): a loop that was
+  // descheduled after reading its time would otherwise date frames that
+  // arrived meanwhile too early, and the delay line would release them early.
+  if (n != 0 && live_clock_ != nullptr) now = std::max(now, live_clock_->now());
   for (uint16_t i = 0; i < n; ++i) ingress_one(pkts[i], port, now);
   return n;
 }
@@ -112,6 +116,7 @@ uint32_t Dataplane::poll(Nanos now) {
   uint32_t work = 0;
   const auto n_ports = static_cast<uint16_t>(ports_.size());
   for (uint16_t p = 0; p < n_ports; ++p) work += receive(p, now);
+  if (work != 0 && live_clock_ != nullptr) now = std::max(now, live_clock_->now());  // as receive()
   for (uint16_t p = 0; p < n_ports; ++p) {
     dequeue(p, now);
     work += transmit(p, now);
@@ -179,6 +184,7 @@ void Dataplane::run(const LoopConfig& cfg, const dpdk::TscClock& clock, const vo
   size_t next_event = 0;
   Nanos next_sample = cfg.sample_ns, next_link_check = 0;
   link_.assign(ports_.size(), -1);
+  live_clock_ = cfg.fake_clock_ns != 0 ? nullptr : &clock;
   while (*stop == 0) {
     const Nanos wall = clock.now();
     const Nanos now = cfg.fake_clock_ns != 0 ? ++polls * cfg.fake_clock_ns : wall;

@@ -78,6 +78,7 @@ class Dataplane {
   std::vector<QueueSample> samples_;
   std::vector<uint64_t> last_tx_bytes_;
   std::vector<int8_t> link_;  // last link status seen: -1 unknown, 0 down, 1 up
+  const dpdk::TscClock* live_clock_ = nullptr;  // run(): frames are dated when taken (null with a fake clock)
 };
 
 }  // namespace ufab::core
