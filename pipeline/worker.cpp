@@ -4,6 +4,7 @@
 #include <rte_lcore.h>
 #include <rte_pause.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
@@ -31,11 +32,16 @@ uint32_t worker_step(WorkerCtx& w, Nanos now) {
   EdgeState& s = *w.s;
   const Phase ph = e.phase.load(std::memory_order_relaxed);
   uint32_t work = 0;
+  // Each stage reads the clock afresh (one TSC read): frames and responses
+  // are dated when they are taken, not when the iteration began, so a worker
+  // descheduled mid-iteration does not date them early (RTT samples, send
+  // times). ufab-core and ufab-traffic do the same.
   if (ph == Phase::running)
     for (const uint16_t p : s.vm_ports)
-      if (e.layout.rx_worker[p] == s.worker) work += poll_port(s, p, now);
-  if (e.layout.rx_worker[s.cfg.fabric_port] == s.worker) work += poll_port(s, s.cfg.fabric_port, now);
-  work += poll_ring(s, now);
+      if (e.layout.rx_worker[p] == s.worker) work += poll_port(s, p, w.clock->now());
+  if (e.layout.rx_worker[s.cfg.fabric_port] == s.worker) work += poll_port(s, s.cfg.fabric_port, w.clock->now());
+  work += poll_ring(s, w.clock->now());
+  now = std::max(now, w.clock->now());
   if (now >= w.next_tick) {
     if (e.mixed()) {  // Alg. 1 inline, on this tick's inputs (as one lcore always did)
       publish_tokens(s);

@@ -136,6 +136,12 @@ def main():
                          "one_way_base_us": round(fab.one_way_base_us(), 1), **sc["scale"]},
                "startup_s": round(run.startup_s, 2), "wall_s": round(time.monotonic() - t_start, 2),
                "tenants": rows, "checks": checks,
+               # Per phase, near its end: each sending pair's tenant, active path, window and RTTs.
+               "pairs_at_phase_end": {ph: {h: {k: {f: v.get(f) for f in ("vni", "path", "window_bytes", "last_rtt_us",
+                                                                         "rtt_estimate_us", "rate_gbps")}
+                                               for k, v in pairs.items() if isinstance(v, dict) and v.get("path", -1) >= 0}
+                                           for h, pairs in snap.items()}
+                                      for ph, snap in run.phase_pairs.items()},
                "recovery_bound_ms": {ev.get("name", "failure"): round(an.recovery_bound_ms(an.pairs_on_failed_path(ev)), 1)
                                      for ev in sc.get("events", []) if ev.get("recovery")}}
     if a.json:
