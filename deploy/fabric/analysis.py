@@ -153,6 +153,17 @@ class Analysis:
                 total += float(f["rate_mbps"]) * duty
         return total
 
+    def sending_pairs(self, snap):
+        """(local VM, active path) of every pair a sender edge had on a path
+        in a telemetry snapshot {host: pairs}."""
+        for h, pairs in snap.items():
+            if self.fab.hosts[h].side != "send":
+                continue
+            for p in pairs.values():
+                vm = self.fab.vms.get(p.get("local")) if isinstance(p, dict) else None
+                if vm is not None and vm.host == h and int(p.get("path", -1)) >= 0:
+                    yield vm, int(p["path"])
+
     def link_targets(self, ph, ports, cap):
         """{(S0, port): target Mb/s} for the phase: min(cap, what the pairs
         placed on the path offer), from the edges' active paths near the
@@ -164,15 +175,8 @@ class Analysis:
         if not snap:
             return None
         demand = defaultdict(float)
-        for h, pairs in snap.items():
-            for p in pairs.values():
-                if not isinstance(p, dict) or int(p.get("path", -1)) < 0:
-                    continue
-                vm = self.fab.vms.get(p.get("local"))
-                if vm is None or vm.host != h or self.fab.hosts[h].side != "send":
-                    continue
-                demand[("S0", self.fab.n_send + int(p["path"]))] += self.flow_demand_mbps(
-                    vm.name, ph["from_ms"], ph["to_ms"])
+        for vm, path in self.sending_pairs(snap):
+            demand[("S0", self.fab.n_send + path)] += self.flow_demand_mbps(vm.name, ph["from_ms"], ph["to_ms"])
         return {port: min(cap, demand[port]) for port in ports}
 
     # ---- properties ----
@@ -213,12 +217,10 @@ class Analysis:
         if not before:
             return 1
         snap = self.phase_pairs[max(before, key=lambda ph: ph["to_ms"])["name"]]
-        most = 0
-        for h, pairs in snap.items():
-            if self.fab.hosts[h].side != "send":
-                continue
-            most = max(most, sum(1 for p in pairs.values() if isinstance(p, dict) and int(p.get("path", -1)) == path
-                                 and getattr(self.fab.vms.get(p.get("local")), "host", None) == h))
+        per_host = defaultdict(int)
+        for vm, p in self.sending_pairs(snap):
+            per_host[vm.host] += p == path
+        most = max(per_host.values(), default=0)
         return max(1, most)
 
     def run_checks(self):

@@ -15,9 +15,13 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 
 from topology import mbps_code
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from ufab_telemetry import Client, TelemetryError  # noqa: E402
 
 
 def set_timer_slack(ns):
@@ -207,20 +211,19 @@ class Run:
                                f"(raise --startup-budget)")
 
     def all_pairs(self):
-        """{host: {pair name: fields}} from every edge's telemetry (all pages)."""
+        """{host: {pair name: fields}} from every running edge's telemetry,
+        every page (tools/ufab_telemetry.py, as ufabctl reads them)."""
         out = {}
         for h in self.fab.hosts:
             pr = self.procs.get(h)
-            got, first = {}, 0
-            while pr is not None and pr.p.poll() is None:
-                res = telemetry(pr.prefix, f"/ufab/pairs,{first}")
-                page = dict((res or {}).get("/ufab/pairs", {}) or {})
-                nxt = page.pop("next_first", None)
-                got.update(page)
-                if not isinstance(nxt, int) or nxt <= first:
-                    break
-                first = nxt
-            out[h] = got
+            out[h] = {}
+            if pr is None or pr.p.poll() is not None:
+                continue
+            try:
+                with Client(pr.prefix, timeout=2) as c:
+                    out[h] = c.pairs()
+            except (TelemetryError, OSError, ValueError):
+                pass
         return out
 
     def play(self):
