@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -78,6 +79,18 @@ long long json_number(const std::string& json, const std::string& key) {
   size_t p = at + k.size();
   if (p < json.size() && json[p] == '"') ++p;  // numbers given as strings ("%.6g")
   return std::strtoll(json.c_str() + p, nullptr, 10);
+}
+
+bool same_frames(const std::vector<Frame>& sent, const std::vector<Frame>& got) {
+  if (sent.size() != got.size()) return false;
+  std::map<size_t, const Frame*> by_len;
+  for (const Frame& f : sent) by_len[f.size()] = &f;
+  for (const Frame& f : got) {
+    const auto it = by_len.find(f.size());
+    if (it == by_len.end() || it->second == nullptr || !(*it->second == f)) return false;
+    it->second = nullptr;  // each at most once
+  }
+  return true;
 }
 
 }  // namespace ufab::itest

@@ -95,29 +95,6 @@ std::vector<std::string> edge_cmd(const std::string& exe, const std::string& pre
   return c;
 }
 
-// Waits until `path` contains `needle` (a process reached a point of its start-up).
-bool wait_for(const std::string& path, const std::string& needle, int seconds) {
-  for (int i = 0; i < seconds * 50; ++i) {
-    if (read_file(path).find(needle) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
-}
-
-// Every frame of a tenant has its own length (see main), which identifies it.
-// True when got holds exactly the frames of sent, each unchanged.
-bool same_frames(const std::vector<Frame>& sent, const std::vector<Frame>& got) {
-  if (sent.size() != got.size()) return false;
-  std::map<size_t, const Frame*> by_len;
-  for (const Frame& f : sent) by_len[f.size()] = &f;
-  for (const Frame& f : got) {
-    const auto it = by_len.find(f.size());
-    if (it == by_len.end() || it->second == nullptr || !(*it->second == f)) return false;
-    it->second = nullptr;  // each at most once
-  }
-  return true;
-}
-
 // Frames of one flow (inner UDP source port) that arrive after a later one of
 // the same flow. The scheduler serves a pair's flows round robin (§4.1), so
 // only per-flow order is expected, and it must hold (edge A once hashed a
@@ -169,7 +146,7 @@ int main(int argc, char** argv) {
   // the switch (client of B, server towards A), then A (client).
   std::vector<std::string> b = edge_cmd(edge, pb, "0", dir, "B", "role=server,socket=" + dir + "/b.sock");
   const int pid_b = spawn(b, dir + "/b.out", dir + "/b.err");
-  ITEST_CHECK(wait_for(dir + "/b.out", "VM-pairs", 15), "edge B did not start");
+  ITEST_CHECK(wait_for_text(dir + "/b.out", "VM-pairs", 15), "edge B did not start");
   std::vector<std::string> sw = {core};
   for (const std::string& s : edge_eal(pc, "1")) sw.push_back(s);
   sw.insert(sw.end(), {"--vdev", "net_memif0,role=server,socket=" + dir + "/a.sock", "--vdev",
@@ -177,7 +154,7 @@ int main(int argc, char** argv) {
   const int pid_c = spawn(sw, dir + "/c.out", dir + "/c.err");
   // ufab-core's start-up lines are buffered in its file: wait for its
   // listening socket instead, then for port 0 to be started.
-  ITEST_CHECK(wait_for("/proc/net/unix", dir + "/a.sock", 15), "the switch does not listen");
+  ITEST_CHECK(wait_for_text("/proc/net/unix", dir + "/a.sock", 15), "the switch does not listen");
   std::this_thread::sleep_for(std::chrono::seconds(1));
   std::vector<std::string> a = edge_cmd(edge, pa, "1", dir, "A", "role=client,socket=" + dir + "/a.sock");
   a.insert(a.end(), {"--exit-after-idle-ms", "1500"});

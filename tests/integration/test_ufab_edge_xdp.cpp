@@ -166,14 +166,6 @@ long long snmp(const std::string& ns, const std::string& proto, const std::strin
   return -1;
 }
 
-bool wait_for(const std::string& path, const std::string& needle, int seconds) {
-  for (int i = 0; i < seconds * 50; ++i) {
-    if (read_file(path).find(needle) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
-}
-
 struct CaseResult {
   std::string out, err;
   RunResult run;
@@ -193,7 +185,7 @@ CaseResult run_case(const std::string& edge, const std::string& prog, const std:
                          "--vdev", "net_af_xdp0,iface=uxa,start_queue=0,queue_count=1,xdp_prog=" + prog, "--", "--config",
                          dir + "/edge.yaml", "--stats-interval", "0"});
   const int pid = spawn(cmd, dir + "/" + name + ".out", dir + "/" + name + ".err");
-  if (!wait_for(dir + "/" + name + ".out", "VM-pairs", 30)) {
+  if (!wait_for_text(dir + "/" + name + ".out", "VM-pairs", 30)) {
     r.run = wait_with_deadline(pid, 10);  // exited (the no-fallback case) or killed
     r.out = read_file(dir + "/" + name + ".out");
     r.err = read_file(dir + "/" + name + ".err");

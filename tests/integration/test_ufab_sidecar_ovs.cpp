@@ -162,26 +162,6 @@ std::vector<std::string> edge_cmd(const std::string& exe, const std::string& pre
   return c;
 }
 
-bool wait_for(const std::string& path, const std::string& needle, int seconds) {
-  for (int i = 0; i < seconds * 50; ++i) {
-    if (read_file(path).find(needle) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
-}
-
-bool same_frames(const std::vector<Frame>& sent, const std::vector<Frame>& got) {
-  if (sent.size() != got.size()) return false;
-  std::map<size_t, const Frame*> by_len;
-  for (const Frame& f : sent) by_len[f.size()] = &f;
-  for (const Frame& f : got) {
-    const auto it = by_len.find(f.size());
-    if (it == by_len.end() || it->second == nullptr || !(*it->second == f)) return false;
-    it->second = nullptr;
-  }
-  return true;
-}
-
 size_t bytes(const std::vector<Frame>& fs) {
   size_t n = 0;
   for (const Frame& f : fs) n += f.size();
@@ -265,21 +245,21 @@ int main(int argc, char** argv) {
                             "start", d + "/sidecar.conf"},
                            d + "/sidecar.out", d + "/sidecar.log");
   g_pids.push_back(pid_sc);
-  ITEST_CHECK(wait_for(d + "/sidecar.log", "DPDK up", 120), "OVS did not start: %s", read_file(d + "/sidecar.log").c_str());
+  ITEST_CHECK(wait_for_text(d + "/sidecar.log", "DPDK up", 120), "OVS did not start: %s", read_file(d + "/sidecar.log").c_str());
   const int pid_b = spawn(edge_cmd(edge, pb, "0", d, "B", "role=server,socket=" + d + "/b.sock"), d + "/b.out", d + "/b.err");
   g_pids.push_back(pid_b);
-  ITEST_CHECK(wait_for(d + "/b.out", "VM-pairs", 60), "edge B did not start: %s", read_file(d + "/b.err").c_str());
+  ITEST_CHECK(wait_for_text(d + "/b.out", "VM-pairs", 60), "edge B did not start: %s", read_file(d + "/b.err").c_str());
   std::vector<std::string> sw = {core};
   for (const std::string& s : edge_eal(pc, "1")) sw.push_back(s);
   sw.insert(sw.end(), {"--vdev", "net_memif0,role=server,socket=" + d + "/a.sock", "--vdev",
                        "net_memif1,role=client,socket=" + d + "/b.sock", "--", "--stats-interval", "0"});
   const int pid_c = spawn(sw, d + "/c.out", d + "/c.err");
   g_pids.push_back(pid_c);
-  ITEST_CHECK(wait_for("/proc/net/unix", d + "/a.sock", 30), "the switch does not listen");
+  ITEST_CHECK(wait_for_text("/proc/net/unix", d + "/a.sock", 30), "the switch does not listen");
   std::this_thread::sleep_for(std::chrono::seconds(1));
   const int pid_a = spawn(edge_cmd(edge, pa, "1", d, "A", "role=client,socket=" + d + "/a.sock"), d + "/a.out", d + "/a.err");
   g_pids.push_back(pid_a);
-  ITEST_CHECK(wait_for(d + "/a.out", "VM-pairs", 60), "edge A did not start: %s", read_file(d + "/a.err").c_str());
+  ITEST_CHECK(wait_for_text(d + "/a.out", "VM-pairs", 60), "edge A did not start: %s", read_file(d + "/a.err").c_str());
   const RunResult rs = wait_with_deadline(pid_sc, 180);
   g_pids.erase(g_pids.begin());
   const int rc_start = rs.timed_out ? -1 : rs.exit_code;
@@ -303,17 +283,17 @@ int main(int argc, char** argv) {
   vg.insert(vg.begin(), {"/usr/bin/env", "UFAB_VMGEN_GO_FILE=" + d + "/go"});
   const int pid_v = spawn(vg, d + "/v.out", d + "/v.err");
   g_pids.insert(g_pids.begin(), pid_v);
-  ITEST_CHECK(wait_for(d + "/v.out", "ready", 90), "ufab-vmgen did not start: %s", read_file(d + "/v.err").c_str());
+  ITEST_CHECK(wait_for_text(d + "/v.out", "ready", 90), "ufab-vmgen did not start: %s", read_file(d + "/v.err").c_str());
   // The VMs send once OVS has enabled both queues of every vhost port (its
   // log says so per socket): a frame for a port whose queue is not enabled
   // yet would be dropped by OVS without a counter.
   for (const char* sock : {"vA100", "vA200", "vB100", "vB200", "eA100", "eA200", "eB100", "eB200"})
     for (const char* q : {"( tx_qid 0 )", "( rx_qid 0 )"}) {
       const std::string line = std::string(q) + " of vhost device '" + d + "/" + sock + ".sock' changed to 'enabled'";
-      ITEST_CHECK(wait_for(d + "/ovs/log/ovs-vswitchd.log", line, 60), "OVS did not enable %s of %s.sock", q, sock);
+      ITEST_CHECK(wait_for_text(d + "/ovs/log/ovs-vswitchd.log", line, 60), "OVS did not enable %s of %s.sock", q, sock);
     }
   write_text(d + "/go", "");
-  ITEST_CHECK(wait_for(d + "/v.out", "forwarding", 30), "ufab-vmgen does not forward");
+  ITEST_CHECK(wait_for_text(d + "/v.out", "forwarding", 30), "ufab-vmgen does not forward");
 
   // Delivery: wait (bounded) until B's VM ports sent what A's VMs sent.
   for (int i = 0; i < 600 && rc_start == 0; ++i) {
