@@ -10,10 +10,8 @@ Every process gets the same scenario time 0 (--t0-ns, CLOCK_MONOTONIC).
 """
 
 import ctypes
-import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -89,22 +87,6 @@ def wait_text(proc, needle, deadline_s):
             raise RuntimeError(f"{proc.name} exited with {proc.p.returncode}: {proc.errtext().strip()[-400:]}")
         time.sleep(0.02)
     raise RuntimeError(f"{proc.name}: no '{needle}' after {deadline_s} s")
-
-
-def telemetry(prefix, cmd):
-    """One request on the EAL telemetry socket (what dpdk-telemetry.py does)."""
-    path = f"/var/run/dpdk/{prefix}/dpdk_telemetry.v2"
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    try:
-        s.settimeout(2)
-        s.connect(path)
-        s.recv(65536)
-        s.send(cmd.encode())
-        return json.loads(s.recv(1 << 20).decode())
-    except (OSError, ValueError):
-        return None
-    finally:
-        s.close()
 
 
 class Run:
