@@ -81,6 +81,18 @@ inline double effective_token(double phi_S, double phi_D) {
   return phi_D < phi_S ? phi_D : phi_S;
 }
 
+// The receiver's answer to a pair that no admission round has included yet
+// (a gap in Algorithm 1, closed in docs/design.md §10): until the VM's next
+// round, the max-min fair share among equal requests, phi_alpha over the n
+// pairs that now ask this VM for tokens (the new one included). A request at
+// or below that share is UNBOUND, as in TokenAdmission. Answering UNBOUND
+// instead would let each of n simultaneous new senders keep its whole sender
+// token, n * phi_alpha in all, until its next response (an incast).
+inline double provisional_admission(double phi_alpha, uint32_t n_requesting, double requested) {
+  const double share = phi_alpha / static_cast<double>(n_requesting > 0 ? n_requesting : 1);
+  return requested > share ? share : kTokenUnbound;
+}
+
 // Algorithm 1, TokenAssignment (sender). pairs: all active pairs from one VM.
 // unit_bw_Bps = B_u > 0. scratch is resized to at least pairs.size().
 void assign_tokens(double phi_alpha, double unit_bw_Bps, std::span<PairToken> pairs,

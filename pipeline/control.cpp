@@ -78,6 +78,7 @@ std::string Control::set_guarantee(uint32_t vni, double gbps) {
     if (c.vms[v].vni == vni) {
       senders_[v].set_guarantee_tokens(phi);
       receivers_[v].set_guarantee_tokens(phi);
+      e_.shards[e_.layout.vm_owner[v]]->vm_tokens[v].store(phi, std::memory_order_relaxed);
     }
   UFAB_LOG(NOTICE, "tenant %u: guarantee %.6g Gb/s (%.6g tokens per VM)", vni, gbps, phi);
   return "";

@@ -131,6 +131,10 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
   incoming.reserve(c.max_incoming);
   share = std::make_unique<PairShare[]>(pairs.size());
   in_share = std::make_unique<IncomingShare[]>(c.max_incoming);
+  vm_tokens = std::make_unique<std::atomic<double>[]>(c.vms.size());
+  for (size_t v = 0; v < c.vms.size(); ++v)
+    vm_tokens[v].store(c.tenant(c.vms[v].vni)->tokens(c.params.unit_bw_Bps), std::memory_order_relaxed);
+  in_requesting.assign(c.vms.size(), 0);
   history.resize(pairs.size());
 }
 

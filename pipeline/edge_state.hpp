@@ -106,6 +106,12 @@ class EdgeState {
   std::unique_ptr<PairShare[]> share;         // per pair
   std::unique_ptr<IncomingShare[]> in_share;  // per incoming slot (max_incoming)
   std::atomic<uint32_t> incoming_published{0};  // slots the control lcore may read
+  // Per local VM, for answers before the VM's first admission round
+  // (provisional_admission): its tokens phi_alpha (written by the control
+  // lcore on a guarantee change) and the incoming pairs now requesting
+  // tokens from it (this worker's own count).
+  std::unique_ptr<std::atomic<double>[]> vm_tokens;
+  std::vector<uint32_t> in_requesting;
   std::vector<std::vector<uint32_t>> vm_pairs;  // sender pairs per local VM (empty when not ours)
   std::vector<PairHistory> history;             // per pair (/ufab/pair)
 

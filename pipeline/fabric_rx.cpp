@@ -82,13 +82,23 @@ void reflect(EdgeState& s, rte_mbuf* m, const wire::FrameView& v, const wire::Me
     ++in->probes;
     IncomingShare& sh = s.in_share[in - s.incoming.data()];
     // A candidate query asks for nothing (§3.5: it does not register).
-    if (msg.phi != 0 && !(msg.flags & wire::kMsgQuery))
-      sh.requested.store(wire::wire_to_tokens(msg.phi), std::memory_order_relaxed);
-    if (const double a = sh.admitted.load(std::memory_order_relaxed); a != kTokenUnbound)
-      admitted = wire::tokens_to_wire(a);
+    const bool query = (msg.flags & wire::kMsgQuery) != 0;
+    const double asked = msg.phi != 0 ? wire::wire_to_tokens(msg.phi) : 0.0;
+    if (asked > 0 && !query) {
+      if (sh.requested.load(std::memory_order_relaxed) == 0) ++s.in_requesting[in->local_vm];
+      sh.requested.store(asked, std::memory_order_relaxed);
+    }
+    double a = sh.admitted.load(std::memory_order_relaxed);
+    if (a == kTokenNotYetAdmitted)  // no round has included it yet (a query counts itself)
+      a = asked > 0 ? provisional_admission(s.vm_tokens[in->local_vm].load(std::memory_order_relaxed),
+                                            s.in_requesting[in->local_vm] + (query ? 1 : 0), asked)
+                    : kTokenUnbound;
+    if (a != kTokenUnbound) admitted = wire::tokens_to_wire(a);
   } else if (in != nullptr) {
     // finish: the pair left; it no longer competes for the VM's tokens
-    s.in_share[in - s.incoming.data()].requested.store(0, std::memory_order_relaxed);
+    IncomingShare& sh = s.in_share[in - s.incoming.data()];
+    if (sh.requested.load(std::memory_order_relaxed) != 0) --s.in_requesting[in->local_vm];
+    sh.requested.store(0, std::memory_order_relaxed);
   }
   const HostRoutes& h = s.hosts[host];
   const uint32_t vni = v.shim.vni;

@@ -51,7 +51,7 @@ void print_report(Edge& e, Nanos now) {
       std::printf("ufab-edge incoming=0x%08" PRIx32 " vni=%" PRIu32 " probes=%" PRIu64 " requested_x1000=%.0f"
                   " admitted_x1000=%.0f\n",
                   in.wire_id, in.vni, in.probes, s->in_share[i].requested.load(std::memory_order_relaxed) * 1000,
-                  admitted == kTokenUnbound ? -1.0 : admitted * 1000);
+                  admitted == kTokenUnbound || admitted < 0 ? -1.0 : admitted * 1000);
     }
   for (size_t w = 0; w < e.shards.size(); ++w)
     std::printf("ufab-edge worker=%zu lcore=%u pairs=%zu rx=%" PRIu64 " tx=%" PRIu64 " queued=%" PRIu64

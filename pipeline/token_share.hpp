@@ -22,9 +22,13 @@ struct PairShare {
   std::atomic<double> assigned{1.0};  // VmPair's initial phi_S
 };
 
+// IncomingShare::admitted before the first admission round that included
+// the pair (the worker then answers provisional_admission).
+inline constexpr double kTokenNotYetAdmitted = -1.0;
+
 struct IncomingShare {
-  std::atomic<double> requested{0};              // 0 after finish
-  std::atomic<double> admitted{kTokenUnbound};   // UNBOUND until the first round
+  std::atomic<double> requested{0};  // 0 after finish
+  std::atomic<double> admitted{kTokenNotYetAdmitted};
 };
 
 }  // namespace ufab::pipeline

@@ -225,6 +225,26 @@ TEST(TokenAssignment, UnboundHandling) {
   for (const PairToken& q : r) EXPECT_EQ(q.phi_D, kTokenUnbound);
 }
 
+// Before a VM's admission round includes a new incoming pair, the receiver
+// answers the equal share of its phi over the pairs now requesting tokens
+// (docs/design.md §10). The 14-to-1 incast of Fig. 12 with phi = 7 per VM:
+// the k-th sender to arrive, asking for its whole 7 tokens, gets 7/k.
+TEST(TokenAssignment, ProvisionalAdmissionBeforeTheFirstRound) {
+  EXPECT_EQ(provisional_admission(7, 1, 7), kTokenUnbound);  // alone: 7 <= 7/1
+  EXPECT_DOUBLE_EQ(provisional_admission(7, 2, 7), 3.5);
+  EXPECT_DOUBLE_EQ(provisional_admission(7, 14, 7), 0.5);
+  EXPECT_EQ(provisional_admission(7, 14, 0.5), kTokenUnbound);   // at the share
+  EXPECT_EQ(provisional_admission(7, 14, 0.25), kTokenUnbound);  // below it: use what you asked
+  EXPECT_DOUBLE_EQ(provisional_admission(7, 0, 9), 7.0);          // n = 0 counts as 1
+  EXPECT_DOUBLE_EQ(provisional_admission(0, 3, 1), 0.0);          // a VM without tokens admits none
+  // What the 14 first responses hand out in all: 7 * (1 + 1/2 + ... + 1/14)
+  // (the first is UNBOUND = its 7), against 14 * 7 = 98 when every answer
+  // is UNBOUND.
+  double sum = 0;
+  for (uint32_t k = 1; k <= 14; ++k) sum += effective_token(7, provisional_admission(7, k, 7));
+  EXPECT_NEAR(sum, 7 * 3.2515623, 1e-6);
+}
+
 TEST(TokenAssignment, ReceiverBoundsAreWaterFilledInAscendingOrder) {
   // phi = 9, backlogged, phi_D = 3.4, 2, UNBOUND (given out of order).
   // bar = 3. Sorted: 2, 3.4. 2 < 3 -> phi_S = 2, N' = 1, bar = 3 + 1/2 = 3.5.
