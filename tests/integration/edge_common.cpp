@@ -14,6 +14,8 @@
 #include <thread>
 
 #include "probe/wire.hpp"
+#include "tests/integration/check.hpp"
+#include "tests/integration/frames.hpp"
 
 namespace ufab::itest {
 
@@ -91,6 +93,47 @@ bool same_frames(const std::vector<Frame>& sent, const std::vector<Frame>& got) 
     it->second = nullptr;  // each at most once
   }
   return true;
+}
+
+std::string make_test_dir(const char* stem) {
+  std::string tmpl = std::string("/tmp/") + stem + ".XXXXXX";
+  return mkdtemp(tmpl.data()) == nullptr ? std::string() : tmpl;
+}
+
+int conclude(const std::string& dir, const char* pass_line) {
+  if (g_failures == 0) {
+    std::filesystem::remove_all(dir);
+    std::printf("PASS: %s\n", pass_line);
+    return 0;
+  }
+  std::printf("%d checks failed; files kept in %s\n", g_failures, dir.c_str());
+  return 1;
+}
+
+PcapEdgeRun run_edge_on_pcaps(const std::string& exe, const std::string& dir, const std::string& tag,
+                              const std::string& config_yaml, const std::vector<Frame>& vm_in,
+                              const std::vector<Frame>& fab_in) {
+  const std::string base = dir + "/" + tag, prefix = "ufabt" + tag + std::to_string(getpid());
+  write_text(base + ".yaml", config_yaml);
+  write_pcap(base + "_vm_in.pcap", vm_in);
+  write_pcap(base + "_fab_in.pcap", fab_in);
+  std::vector<std::string> cmd = {exe};
+  for (const std::string& s : edge_eal(prefix, "0")) cmd.push_back(s);
+  cmd.insert(cmd.end(), {"--vdev", "net_pcap0,rx_pcap=" + base + "_vm_in.pcap,tx_pcap=" + base + "_vm_out.pcap",
+                         "--vdev", "net_pcap1,rx_pcap=" + base + "_fab_in.pcap,tx_pcap=" + base + "_fab_out.pcap",
+                         "--", "--config", base + ".yaml", "--exit-after-idle-ms", "500", "--stats-interval", "0"});
+  PcapEdgeRun run;
+  run.result = run_with_deadline(cmd, base + ".out", base + ".err", 30);
+  remove_dpdk_runtime(prefix);
+  run.out = read_file(base + ".out");
+  run.err = read_file(base + ".err");
+  std::printf("ufab-edge (%s):\n%s", tag.c_str(), run.out.c_str());
+  ITEST_CHECK(!run.result.timed_out && run.result.exit_code == 0, "ufab-edge (%s) failed: %s", tag.c_str(),
+              run.err.c_str());
+  run.final = parse_line(run.out, "ufab-edge final ");
+  if (std::filesystem::exists(base + "_vm_out.pcap")) run.vm_out = read_pcap(base + "_vm_out.pcap");
+  if (std::filesystem::exists(base + "_fab_out.pcap")) run.fab_out = read_pcap(base + "_fab_out.pcap");
+  return run;
 }
 
 }  // namespace ufab::itest

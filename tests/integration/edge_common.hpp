@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "tests/integration/pcap_io.hpp"
+#include "tests/integration/run_process.hpp"
 
 namespace ufab::itest {
 
@@ -29,5 +31,25 @@ bool wait_for_text(const std::string& path, const std::string& needle, int secon
 bool same_frames(const std::vector<Frame>& sent, const std::vector<Frame>& got);
 // The unsigned number after "\"key\":" in a JSON reply (or -1).
 long long json_number(const std::string& json, const std::string& key);
+
+// A fresh directory /tmp/<stem>.XXXXXX for a test's files ("" on failure).
+std::string make_test_dir(const char* stem);
+// A test's last words: with no failed check, `pass_line` and the directory
+// removed (exit 0); else how many failed and where the files are (exit 1).
+int conclude(const std::string& dir, const char* pass_line);
+
+// ufab-edge on two net_pcap ports, 0 the VM side and 1 the fabric, fed
+// `vm_in` and `fab_in` and run on lcore 0 until idle for 500 ms. Its files
+// in `dir` carry `tag` (several runs may share a directory); its stdout is
+// printed. A run that times out or exits non-zero is a failed check.
+struct PcapEdgeRun {
+  RunResult result;
+  std::string out, err;
+  std::map<std::string, uint64_t> final;  // the "ufab-edge final" counters
+  std::vector<Frame> vm_out, fab_out;
+};
+PcapEdgeRun run_edge_on_pcaps(const std::string& exe, const std::string& dir, const std::string& tag,
+                              const std::string& config_yaml, const std::vector<Frame>& vm_in,
+                              const std::vector<Frame>& fab_in);
 
 }  // namespace ufab::itest

@@ -16,11 +16,7 @@
 // sender token until the next round).
 //
 // argv[1]: path of ufab-edge, or empty when DPDK was not found (exit 77).
-#include <unistd.h>
-
 #include <cstdio>
-#include <filesystem>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -29,8 +25,6 @@
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
 #include "tests/integration/frames.hpp"
-#include "tests/integration/pcap_io.hpp"
-#include "tests/integration/run_process.hpp"
 
 namespace {
 
@@ -79,11 +73,8 @@ int main(int argc, char** argv) {
     std::printf("SKIP: ufab-edge was not built (libdpdk or yaml-cpp not found)\n");
     return 77;
   }
-  char tmpl[] = "/tmp/ufab_edge_adm.XXXXXX";
-  if (mkdtemp(tmpl) == nullptr) return 1;
-  const std::string dir = tmpl, prefix = "ufabedgeadm" + std::to_string(getpid());
-  write_text(dir + "/edge.yaml", kConfig);
-
+  const std::string dir = make_test_dir("ufab_edge_adm");
+  if (dir.empty()) return 1;
   std::vector<Frame> fab_in;
   fab_in.push_back(probe(2, 128));
   fab_in.push_back(probe(3, 128));
@@ -91,28 +82,16 @@ int main(int argc, char** argv) {
   fab_in.push_back(control(kHostB, route({0}), message(wire::MsgType::finish, pair_from(3), 128, {1}, 1), 100));
   fab_in.push_back(probe(5, 128));
   fab_in.push_back(probe(6, 16));
-  write_pcap(dir + "/vm_in.pcap", {});
-  write_pcap(dir + "/fab_in.pcap", fab_in);
-
-  std::vector<std::string> cmd = {argv[1]};
-  for (const std::string& s : edge_eal(prefix, "0")) cmd.push_back(s);
-  cmd.insert(cmd.end(), {"--vdev", "net_pcap0,rx_pcap=" + dir + "/vm_in.pcap,tx_pcap=" + dir + "/vm_out.pcap",
-                         "--vdev", "net_pcap1,rx_pcap=" + dir + "/fab_in.pcap,tx_pcap=" + dir + "/fab_out.pcap", "--",
-                         "--config", dir + "/edge.yaml", "--exit-after-idle-ms", "500", "--stats-interval", "0"});
-  const RunResult r = run_with_deadline(cmd, dir + "/out", dir + "/err", 30);
-  remove_dpdk_runtime(prefix);
-  const std::string out = read_file(dir + "/out");
-  std::printf("%s", out.c_str());
-  ITEST_CHECK(!r.timed_out && r.exit_code == 0, "ufab-edge failed: %s", read_file(dir + "/err").c_str());
-  auto f = parse_line(out, "ufab-edge final ");
-  ITEST_CHECK(f["reflected"] == fab_in.size(), "reflected=%llu", static_cast<unsigned long long>(f["reflected"]));
+  const PcapEdgeRun run = run_edge_on_pcaps(argv[1], dir, "adm", kConfig, {}, fab_in);
+  const auto& f = run.final;
+  ITEST_CHECK(f.count("reflected") && f.at("reflected") == fab_in.size(), "reflected: want %zu", fab_in.size());
 
   // Responses in the order the probes came (one burst, one worker).
   const std::vector<std::pair<uint32_t, uint32_t>> want = {
       {pair_from(2), kWireUnbound}, {pair_from(3), 64}, {pair_from(4), 43}, {pair_from(5), 43}, {pair_from(6), kWireUnbound}};
   std::vector<std::pair<uint32_t, uint32_t>> got;
   size_t acks = 0;
-  for (const Frame& fr : read_pcap(dir + "/fab_out.pcap")) {
+  for (const Frame& fr : run.fab_out) {
     wire::FrameView v;
     wire::Message m;
     if (wire::parse_frame(fr, v) != wire::WireError::ok || v.shim.next != wire::kNextControl ||
@@ -130,11 +109,5 @@ int main(int argc, char** argv) {
     ITEST_CHECK(got[i] == want[i], "response %zu: pair 0x%08x admitted %u, want %u", i, got[i].first, got[i].second,
                 want[i].second);
   }
-  if (ufab::itest::g_failures == 0) {
-    std::filesystem::remove_all(dir);
-    std::printf("PASS: answers before the first admission round are phi / n of the receiving VM\n");
-    return 0;
-  }
-  std::printf("%d checks failed; files kept in %s\n", ufab::itest::g_failures, dir.c_str());
-  return 1;
+  return conclude(dir, "answers before the first admission round are phi / n of the receiving VM");
 }

@@ -6,10 +6,7 @@
 // rx + generated == tx + queued + dropped + absorbed.
 //
 // argv[1]: path of ufab-edge, or empty when DPDK was not found (exit 77).
-#include <unistd.h>
-
 #include <cstdio>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -17,8 +14,6 @@
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
 #include "tests/integration/frames.hpp"
-#include "tests/integration/pcap_io.hpp"
-#include "tests/integration/run_process.hpp"
 
 namespace {
 
@@ -64,10 +59,8 @@ int main(int argc, char** argv) {
     std::printf("SKIP: ufab-edge was not built (libdpdk or yaml-cpp not found)\n");
     return 77;
   }
-  char tmpl[] = "/tmp/ufab_edge_bad.XXXXXX";
-  if (mkdtemp(tmpl) == nullptr) return 1;
-  const std::string dir = tmpl, prefix = "ufabedgebad" + std::to_string(getpid());
-  write_text(dir + "/edge.yaml", kConfig);
+  const std::string dir = make_test_dir("ufab_edge_bad");
+  if (dir.empty()) return 1;
 
   // VM side: 10 frames of a1 -> b1 (the pair never gets a window: 4 queue, 6
   // overflow), and the bad ones.
@@ -97,21 +90,8 @@ int main(int argc, char** argv) {
   fab_in.push_back(control(kHostB, route({0}), message(wire::MsgType::probe, kPairIn, 128, {1}, 1), 100));  // answered
   fab_in.push_back(ufab_frame(kHostB, 100, kPairIn, route({0}), wire::kNextData, inner));  // delivered
   fab_in.push_back(control(kHostB, route({0}), message(wire::MsgType::finish, kPairIn, 128, {1}, 1), 100));  // acked
-  write_pcap(dir + "/vm_in.pcap", vm_in);
-  write_pcap(dir + "/fab_in.pcap", fab_in);
-
-  std::vector<std::string> cmd = {argv[1]};
-  for (const std::string& s : edge_eal(prefix, "0")) cmd.push_back(s);
-  cmd.insert(cmd.end(), {"--vdev", "net_pcap0,rx_pcap=" + dir + "/vm_in.pcap,tx_pcap=" + dir + "/vm_out.pcap",
-                         "--vdev", "net_pcap1,rx_pcap=" + dir + "/fab_in.pcap,tx_pcap=" + dir + "/fab_out.pcap", "--",
-                         "--config", dir + "/edge.yaml", "--exit-after-idle-ms", "500", "--stats-interval", "0"});
-  const RunResult r = run_with_deadline(cmd, dir + "/out", dir + "/err", 30);
-  remove_dpdk_runtime(prefix);
-  const std::string out = read_file(dir + "/out");
-  std::printf("%s", out.c_str());
-  ITEST_CHECK(!r.timed_out && r.exit_code == 0, "ufab-edge failed: %s", read_file(dir + "/err").c_str());
-
-  auto f = parse_line(out, "ufab-edge final ");
+  const PcapEdgeRun run = run_edge_on_pcaps(argv[1], dir, "bad", kConfig, vm_in, fab_in);
+  auto f = run.final;
   ITEST_CHECK(f["rx"] == vm_in.size() + fab_in.size(), "rx=%llu", static_cast<unsigned long long>(f["rx"]));
   ITEST_CHECK(f["conserved"] == 1 && f["rx"] + f["generated"] == f["tx"] + f["queued"] + f["dropped"] + f["absorbed"],
               "conservation");
@@ -127,11 +107,11 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(f["drop.queue_full"]), static_cast<unsigned long long>(f["queued"]));
   ITEST_CHECK(f["reflected"] == 2 && f["decap"] == 1, "reflected/decap");
 
-  const std::vector<Frame> vm_out = read_pcap(dir + "/vm_out.pcap");
+  const std::vector<Frame>& vm_out = run.vm_out;
   ITEST_CHECK(vm_out.size() == 1 && vm_out[0] == inner, "VM port got %zu frames, want the inner frame unchanged",
               vm_out.size());
   size_t responses = 0, acks = 0, probes = 0, data_frames = 0;
-  for (const Frame& fr : read_pcap(dir + "/fab_out.pcap")) {
+  for (const Frame& fr : run.fab_out) {
     wire::FrameView v;
     wire::Message m;
     if (wire::parse_frame(fr, v) == wire::WireError::ok && v.shim.next == wire::kNextData) {
@@ -162,11 +142,5 @@ int main(int argc, char** argv) {
   ITEST_CHECK(responses == 1 && acks == 1 && probes >= 1, "responses=%zu finish_acks=%zu probes=%zu", responses, acks,
               probes);
   ITEST_CHECK(data_frames == f["encap"], "%zu data frames on the fabric", data_frames);
-  if (ufab::itest::g_failures == 0) {
-    std::filesystem::remove_all(dir);
-    std::printf("PASS: every bad input counted under its reason, the valid ones handled\n");
-    return 0;
-  }
-  std::printf("%d checks failed; files kept in %s\n", ufab::itest::g_failures, dir.c_str());
-  return 1;
+  return conclude(dir, "every bad input counted under its reason, the valid ones handled");
 }

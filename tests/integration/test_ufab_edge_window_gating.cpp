@@ -62,27 +62,15 @@ remote_vms:
 // that reached the fabric (decapsulated).
 std::map<std::string, uint64_t> run_edge(const char* exe, const std::string& dir, bool gating,
                                          const std::vector<Frame>& vm_in, std::vector<Frame>& sent) {
-  const std::string tag = gating ? "on" : "off";
-  const std::string prefix = "ufabedgegate" + tag + std::to_string(getpid());
-  write_text(dir + "/edge_" + tag + ".yaml", config(gating));
-  std::vector<std::string> cmd = {exe};
-  for (const std::string& s : edge_eal(prefix, "0")) cmd.push_back(s);
-  cmd.insert(cmd.end(), {"--vdev", "net_pcap0,rx_pcap=" + dir + "/vm_in.pcap,tx_pcap=" + dir + "/vm_out_" + tag + ".pcap",
-                         "--vdev", "net_pcap1,rx_pcap=" + dir + "/fab_in.pcap,tx_pcap=" + dir + "/fab_out_" + tag + ".pcap", "--", "--config",
-                         dir + "/edge_" + tag + ".yaml", "--exit-after-idle-ms", "500", "--stats-interval", "0"});
-  const RunResult r = run_with_deadline(cmd, dir + "/out_" + tag, dir + "/err_" + tag, 30);
-  remove_dpdk_runtime(prefix);
-  const std::string out = read_file(dir + "/out_" + tag);
-  std::printf("window_gating %s:\n%s", tag.c_str(), out.c_str());
-  ITEST_CHECK(!r.timed_out && r.exit_code == 0, "ufab-edge failed: %s", read_file(dir + "/err_" + tag).c_str());
-  for (const Frame& fr : read_pcap(dir + "/fab_out_" + tag + ".pcap")) {
+  const PcapEdgeRun run = run_edge_on_pcaps(exe, dir, gating ? "on" : "off", config(gating), vm_in, {});  // nothing answers
+  for (const Frame& fr : run.fab_out) {
     wire::FrameView v;
     if (wire::parse_frame(fr, v) == wire::WireError::ok && v.shim.next == wire::kNextData) {
       ITEST_CHECK(v.shim.pair_id == kPairOut && v.shim.vni == 100, "data frame of a1 -> b1");
       sent.emplace_back(fr.begin() + static_cast<ptrdiff_t>(v.payload_offset), fr.end());
     }
   }
-  auto f = parse_line(out, "ufab-edge final ");
+  auto f = run.final;
   ITEST_CHECK(f["rx"] == vm_in.size(), "rx=%llu", static_cast<unsigned long long>(f["rx"]));
   ITEST_CHECK(f["conserved"] == 1 && f["rx"] + f["generated"] == f["tx"] + f["queued"] + f["dropped"] + f["absorbed"],
               "conservation");
@@ -97,13 +85,10 @@ int main(int argc, char** argv) {
     std::printf("SKIP: ufab-edge was not built (libdpdk or yaml-cpp not found)\n");
     return 77;
   }
-  char tmpl[] = "/tmp/ufab_edge_gate.XXXXXX";
-  if (mkdtemp(tmpl) == nullptr) return 1;
-  const std::string dir = tmpl;
+  const std::string dir = make_test_dir("ufab_edge_gate");
+  if (dir.empty()) return 1;
   std::vector<Frame> vm_in;
   for (size_t i = 0; i < kFrames; ++i) vm_in.push_back(vm_frame(kA1, kB1, 1000, 500, static_cast<uint8_t>(i)));
-  write_pcap(dir + "/vm_in.pcap", vm_in);
-  write_pcap(dir + "/fab_in.pcap", {});  // nothing answers from the fabric
 
   std::vector<Frame> sent_on, sent_off;
   auto on = run_edge(argv[1], dir, true, vm_in, sent_on);
@@ -117,11 +102,5 @@ int main(int argc, char** argv) {
   ITEST_CHECK(sent_off == vm_in, "gating off: %zu data frames on the fabric, want the %zu VM frames unchanged, in order",
               sent_off.size(), kFrames);
 
-  if (ufab::itest::g_failures == 0) {
-    std::filesystem::remove_all(dir);
-    std::printf("PASS: window 0 holds every frame with gating on; with window_gating: false all leave\n");
-    return 0;
-  }
-  std::printf("%d checks failed; files kept in %s\n", ufab::itest::g_failures, dir.c_str());
-  return 1;
+  return conclude(dir, "window 0 holds every frame with gating on; with window_gating: false all leave");
 }
