@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 
 #include "control/vm_pair.hpp"
 #include "probe/wire.hpp"
@@ -251,7 +252,7 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
     load_params(w, root["params"], c);
 
     each(w, root, "tenants", [&](const YAML::Node& n, const std::string& f) {
-      w.only_keys(n, f, {"vni", "guarantee_gbps", "weight_class"});
+      w.only_keys(n, f, {"vni", "guarantee_gbps", "weight_class", "vlan"});
       TenantCfg t;
       const YAML::Node vni = w.need(n, "vni", f);
       t.vni = static_cast<uint32_t>(u64(w, vni, f + ".vni", 0, (1u << 24) - 1));
@@ -259,16 +260,25 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
       t.guarantee_bps = real(w, w.need(n, "guarantee_gbps", f), f + ".guarantee_gbps", 0, 1e4) * 1e9;
       if (n["weight_class"])
         t.weight_class = static_cast<uint32_t>(u64(w, n["weight_class"], f + ".weight_class", 0, kWeightClasses - 1));
+      if (n["vlan"]) {  // 802.1Q VID; 0 and 4095 are reserved
+        t.vlan = static_cast<uint16_t>(u64(w, n["vlan"], f + ".vlan", 1, 4094));
+        if (c.tenant_of_vlan[t.vlan] >= 0)
+          w.fail(n["vlan"], f + ".vlan", "VLAN " + std::to_string(t.vlan) + " already names tenant " +
+                                             std::to_string(c.tenants[static_cast<size_t>(c.tenant_of_vlan[t.vlan])].vni));
+        c.tenant_of_vlan[t.vlan] = static_cast<int32_t>(c.tenants.size());
+      }
       c.tenants.push_back(t);
     });
     if (c.tenants.empty()) w.fail(root, "tenants", "at least one tenant is needed");
 
     std::set<uint32_t> ids;
-    std::set<std::pair<uint16_t, uint32_t>> port_ips;
+    std::set<std::tuple<uint16_t, uint16_t, uint32_t>> port_ips;  // (port, VLAN, IP) names a local VM
     each(w, root, "vms", [&](const YAML::Node& n, const std::string& f) {
       VmCfg v = load_vm(w, n, f, c, true);
+      v.vlan = c.tenant(v.vni)->vlan;
       if (!ids.insert(v.id).second) w.fail(n["id"], f + ".id", "duplicate VM id " + std::to_string(v.id));
-      if (!port_ips.insert({v.port, v.ip}).second) w.fail(n["ip"], f + ".ip", "another VM on this port has this IP");
+      if (!port_ips.insert({v.port, v.vlan, v.ip}).second)
+        w.fail(n["ip"], f + ".ip", v.vlan != 0 ? "another VM on this port and VLAN has this IP" : "another VM on this port has this IP");
       c.vms.push_back(std::move(v));
     });
     if (c.vms.empty()) w.fail(root, "vms", "at least one local VM is needed");

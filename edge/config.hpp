@@ -23,6 +23,7 @@ struct TenantCfg {
   uint32_t vni = 0;             // tenant id on the wire (24 bits)
   double guarantee_bps = 0;     // hose-model minimum bandwidth of each VM
   uint32_t weight_class = 0;    // scheduler WFQ class 0..7 (§4.1)
+  uint16_t vlan = 0;            // 802.1Q VLAN id naming the tenant on the VM side (1..4094); 0: untagged
   double tokens(double unit_bw_Bps) const { return guarantee_bps / 8.0 / unit_bw_Bps; }
 };
 
@@ -33,6 +34,7 @@ struct VmCfg {
   Mac mac{};
   uint32_t ip = 0;              // host order
   uint16_t port = 0;            // local VMs: the DPDK port of its vNIC
+  uint16_t vlan = 0;            // local VMs: its tenant's VLAN id (0: untagged)
   uint32_t host = 0;            // remote VMs: index into EdgeConfig::hosts
 };
 
@@ -91,6 +93,8 @@ struct EdgeConfig {
   std::vector<VmCfg> vms;             // local
   std::vector<HostCfg> hosts;         // remote
   std::vector<VmCfg> remote_vms;
+  // VLAN id -> tenant index, -1 when no tenant has it (index 0 and 4095 stay -1).
+  std::vector<int32_t> tenant_of_vlan = std::vector<int32_t>(4096, -1);
 
   const TenantCfg* tenant(uint32_t vni) const;
   size_t tenant_index(uint32_t vni) const;  // precondition: tenant(vni) != nullptr

@@ -24,6 +24,7 @@
 #include "edge/dpdk/port.hpp"
 #include "edge/dpdk/tsc_clock.hpp"
 #include "edge/options.hpp"
+#include "pipeline/dispatch.hpp"
 #include "pipeline/edge.hpp"
 #include "pipeline/layout.hpp"
 #include "pipeline/reload.hpp"
@@ -75,16 +76,21 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     rte_eth_dev_info dev{};
     rte_eth_dev_info_get(p, &dev);
     // One TX queue per worker where the PMD has them; the others send through
-    // the port's TX ring (tx_buffer.hpp). RX: queue 0, polled by one worker.
+    // the port's TX ring (tx_buffer.hpp). RX: a queue per worker where the
+    // port has them (layout.hpp RxMode), else queue 0 polled by one worker.
     // memif connects only when both ends ask for the same number of rings,
     // so it keeps one queue (its peer, e.g. ufab-core, has one).
     pipeline::negotiate_rx_mark(p);
     dpdk::PortConfig port_cfg;
     const bool one_queue = dev.driver_name != nullptr && std::string_view(dev.driver_name) == "net_memif";
     port_cfg.n_txq = static_cast<uint16_t>(one_queue ? 1 : std::max<size_t>(1, std::min<size_t>(workers, dev.max_tx_queues)));
+    std::string rx_why;
+    port_cfg.n_rxq = pipeline::rx_queues_for(workers, dev.max_rx_queues, dev.driver_name != nullptr ? dev.driver_name : "",
+                                             opt.rx_queue_per_worker, &rx_why);
+    port_cfg.rss_hf = RTE_ETH_RSS_IP;
     port_cfg.xdp_udp_port = cfg.udp_port;  // host mode: what the XDP program steers to us
     const dpdk::PortInfo info = dpdk::setup_port(p, pool, port_cfg);
-    edge.attach_port(p, info.n_txq);
+    edge.attach_port(p, info.n_txq, port_cfg.n_rxq, rx_why);
     std::printf("ufab-edge port %u %s (%s) link %s, %s\n", p, info.name.c_str(), info.driver.c_str(),
                 info.link_up ? "up" : "down", p == cfg.fabric_port ? "fabric" : "VM side");
     if (!info.note.empty()) std::fprintf(stderr, "ufab-edge: port %u: %s\n", p, info.note.c_str());
@@ -106,6 +112,12 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     for (auto& s : edge.shards) shards.push_back(s.get());
     pipeline::install_offload(shards);
   }
+  // A VM port whose per-pair rules are in place steers each pair to its owner's queue.
+  for (uint16_t p = 0; p < n_ports; ++p)
+    if (edge.layout.rx_mode[p] == pipeline::RxMode::spread && p != cfg.fabric_port &&
+        edge.shards[0]->offload.ports[p].mode != pipeline::OffloadMode::software)
+      edge.layout.rx_mode[p] = pipeline::RxMode::steered;
+  pipeline::print_rx_modes(stdout, edge.layout);
   std::printf("ufab-edge %zu tenants, %zu local VMs, %zu remote VMs, %zu VM-pairs\n", cfg.tenants.size(), cfg.vms.size(),
               cfg.remote_vms.size(), pairs);
   std::fflush(stdout);

@@ -10,7 +10,7 @@ namespace ufab::edge {
 
 namespace {
 
-enum Opt : int { kConfig = 256, kStats, kExitIdle, kHelp, kWorkers, kLcoreMap, kStopTimeout };
+enum Opt : int { kConfig = 256, kStats, kExitIdle, kHelp, kWorkers, kLcoreMap, kStopTimeout, kRxQueues };
 
 uint64_t positive(const std::string& opt, const std::string& v, uint64_t max) {
   uint64_t x = 0;
@@ -42,6 +42,7 @@ EdgeOptions parse_options(std::span<char*> args) {
       {"workers", required_argument, nullptr, kWorkers},
       {"lcore-map", required_argument, nullptr, kLcoreMap},
       {"stop-timeout-ms", required_argument, nullptr, kStopTimeout},
+      {"rx-queues", required_argument, nullptr, kRxQueues},
       {"help", no_argument, nullptr, kHelp},
       {nullptr, 0, nullptr, 0},
   };
@@ -71,6 +72,10 @@ EdgeOptions parse_options(std::span<char*> args) {
       case kWorkers: o.workers = static_cast<unsigned>(positive("--workers", v, 127)); break;
       case kLcoreMap: o.lcore_map = v; break;
       case kStopTimeout: o.stop_timeout_ms = positive("--stop-timeout-ms", v, 600'000); break;
+      case kRxQueues:
+        if (v != "auto" && v != "one") throw OptionError("--rx-queues: '" + v + "' is not auto or one");
+        o.rx_queue_per_worker = v == "auto";
+        break;
       case kHelp: case 'h': o.help = true; break;
       case ':': throw OptionError(std::string(args[static_cast<size_t>(optind) - 1]) + ": needs a value");
       default: throw OptionError(std::string("unknown option '") + args[static_cast<size_t>(optind) - 1] + "' (see --help)");
@@ -112,6 +117,15 @@ Options:
                            at most N ms, send finish for every active pair and
                            wait at most N ms for the finish-acks, report, exit
                            0. A second signal exits at once. Default 1000.
+  --rx-queues auto|one     auto: with several workers, a port with an RX queue
+                           per worker (and no memif) is polled by every worker
+                           on its own queue; rte_flow QUEUE rules steer each
+                           VM-pair to its owner's queue where the PMD takes
+                           them, and frames on another worker's queue are
+                           handed over through its ring. one: every port has
+                           one RX queue polled by one worker, which dispatches
+                           (the mode of each port is printed at start-up and
+                           shown in /ufab/workers). Default auto.
   --help                   this text.
 
 Signals: SIGHUP re-reads --config (only tenants' guarantee_gbps may change;

@@ -16,6 +16,7 @@ struct EdgeOptions {
   unsigned workers = 0;               // 0: one per EAL lcore besides the control lcore
   std::string lcore_map;              // "C:W1,W2,..": control and worker lcores ("" = EAL order)
   uint64_t stop_timeout_ms = 1000;    // graceful stop: bound of the drain and of the finish-ack wait
+  bool rx_queue_per_worker = true;    // --rx-queues auto: a worker's own RX queue where the port has enough; one: dispatch only
   bool help = false;
 };
 

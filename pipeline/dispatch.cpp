@@ -8,6 +8,7 @@
 
 #include "pipeline/log.hpp"
 #include "pipeline/stages.hpp"
+#include "pipeline/vlan.hpp"
 
 namespace ufab::pipeline {
 
@@ -27,9 +28,15 @@ uint16_t owner_of(const EdgeState& s, uint16_t port, const rte_mbuf* m) {
   if (s.offload.marks(port) && (m->ol_flags & RTE_MBUF_F_RX_FDIR_ID) != 0 &&
       mark_worker(m->hash.fdir.hi) < s.layout.workers())
     return mark_worker(m->hash.fdir.hi);
-  if (len < 34 || d[12] != 0x08 || d[13] != 0x00) return s.worker;
+  // The source VM: (port, VLAN, source IP); an 802.1Q tag moves the IPv4 header 4 bytes.
   ClassifyKey key{port, 0, 0, 0};
-  std::memcpy(&key.src_ip, d + 26, 4);
+  uint32_t l2 = 14;
+  if (is_vlan_tagged(d, len)) {
+    key.vlan = vlan_id(d);
+    l2 += kVlanTagBytes;
+  }
+  if (len < l2 + 20 || d[l2 - 2] != 0x08 || d[l2 - 1] != 0x00) return s.worker;
+  std::memcpy(&key.src_ip, d + l2 + 12, 4);
   const uint32_t vm = s.vm_src.lookup(&key);
   return vm == HashTable::kMiss ? s.worker : s.layout.vm_owner[vm];
 }
@@ -46,10 +53,14 @@ void handle(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nano
 
 uint32_t poll_port(EdgeState& s, uint16_t port, Nanos now) {
   alignas(64) rte_mbuf* pkts[TxBuffer::kCap];
-  const uint16_t n = rte_eth_rx_burst(port, 0, pkts, s.burst);
+  // Dispatch ports: queue 0 (this worker is the RX lcore); per-worker
+  // queues: this worker's own.
+  const bool own_queue = s.layout.rx_queues[port] > 1;
+  const uint16_t n = rte_eth_rx_burst(port, own_queue ? s.worker : 0, pkts, s.burst);
   if (n == 0) return 0;
   PortStats& ps = s.stats.ports[port];
   ps.rx += n;
+  if (own_queue) s.stats.rxq_polled += n;
   for (uint16_t i = 0; i < n; ++i) ps.rx_bytes += rte_pktmbuf_pkt_len(pkts[i]);
   if (s.layout.workers() == 1) {
     handle(s, port, pkts, n, now);
@@ -68,6 +79,7 @@ uint32_t poll_port(EdgeState& s, uint16_t port, Nanos now) {
     m->port = port;  // the owner learns where the frame came from
     if (rte_ring_mp_enqueue(s.peer_rings[w], m) == 0) {
       ++s.stats.handed_off;
+      s.stats.misqueued += own_queue;
     } else {
       s.stats.drop(port, Drop::ring_full);
       UFAB_LOG(DEBUG, "ring to worker %u full: frame from port %u dropped", w, port);
@@ -104,6 +116,16 @@ uint32_t drain_tx_rings(EdgeState& s) {
     total += n;
   }
   return total;
+}
+
+void print_rx_modes(std::FILE* out, const Layout& l) {
+  for (uint16_t p = 0; p < l.rx_mode.size(); ++p) {
+    std::fprintf(out, "ufab-edge rx port=%u mode=%s queues=%u", p, to_string(l.rx_mode[p]), l.rx_queues[p]);
+    if (l.rx_mode[p] == RxMode::dispatch && l.rx_worker[p] >= 0) std::fprintf(out, " rx_worker=%d", l.rx_worker[p]);
+    if (!l.rx_why[p].empty()) std::fprintf(out, " why=\"%s\"", l.rx_why[p].c_str());
+    std::fputc('\n', out);
+  }
+  std::fflush(out);
 }
 
 }  // namespace ufab::pipeline

@@ -1,23 +1,25 @@
-// Software dispatch between workers (layout.hpp): the RX lcore of a port
-// hands every frame whose VM-pair another worker owns to that worker's RX
-// ring (rte_ring, multi-producer / single-consumer, counted ring_full drops
-// when it is full). Frames of one flow come from one port, so one RX lcore
-// enqueues them in order into one ring: dispatch never reorders a flow.
-//
-// Hook for hardware steering (rte_flow, another helper's work): when a rule
-// puts the fabric frames of worker w's pairs on RX queue w of the fabric
-// port, fabric_steered() returns true and every worker polls its own queue
-// (no software dispatch for the fabric port). Not installed in this version.
+// Between the RX queues and the workers (layout.hpp, RxMode):
+//  - dispatch: a port's one RX queue is polled by its RX lcore, which hands
+//    every frame whose VM-pair another worker owns to that worker's RX ring;
+//  - spread / steered: each worker polls its own RX queue of the port; the
+//    frames that still land on another worker's queue (RSS, the tun flow
+//    hash, no rule for them) are handed over the same way (counted as
+//    misqueued).
+// The rings are rte_rings, multi-producer / single-consumer, with counted
+// ring_full drops when full. A flow comes in on one queue, so one lcore
+// enqueues it in order into one ring: dispatch never reorders a flow.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+
+#include "pipeline/layout.hpp"
 
 namespace ufab::pipeline {
 
 inline constexpr unsigned kRingSize = 4096;  // frames per worker RX ring / port TX ring
 
-// True when an rte_flow rule steers the fabric port's frames to their owner's
-// RX queue. Always false here (the rule path lives elsewhere).
-inline bool fabric_steered(uint16_t /*port*/) { return false; }
+// "ufab-edge rx port=P mode=M queues=Q [why=...]", one line per port.
+void print_rx_modes(std::FILE* out, const Layout& l);
 
 }  // namespace ufab::pipeline

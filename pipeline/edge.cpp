@@ -47,7 +47,10 @@ Edge::~Edge() {
     }
 }
 
-void Edge::attach_port(uint16_t port, uint16_t n_txq) {
+void Edge::attach_port(uint16_t port, uint16_t n_txq, uint16_t n_rxq, const std::string& why) {
+  layout.rx_queues[port] = n_rxq;
+  layout.rx_mode[port] = n_rxq > 1 ? RxMode::spread : RxMode::dispatch;
+  layout.rx_why[port] = n_rxq > 1 ? "" : why;
   for (auto& s : shards) s->tx[port] = TxBuffer(port, static_cast<uint16_t>(s->worker < n_txq ? s->worker : 0), &s->stats);
   if (n_txq >= shards.size()) return;
   rte_ring* r = make_ring("ufab_tx" + std::to_string(port), RING_F_SC_DEQ);

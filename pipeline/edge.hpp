@@ -41,7 +41,9 @@ class Edge {
 
   // After the port is set up with n_txq TX queues: workers 0..n_txq-1 send
   // on their own queue, the others through the port's TX ring to worker 0.
-  void attach_port(uint16_t port, uint16_t n_txq);
+  // n_rxq > 1: an RX queue per worker (layout.hpp, RxMode::spread until
+  // rte_flow rules steer it); 1: dispatch, `why` says why.
+  void attach_port(uint16_t port, uint16_t n_txq, uint16_t n_rxq = 1, const std::string& why = "");
 
   // Runs fn on worker w's lcore between two of its bursts and waits for it
   // (directly when mixed or when the workers are not running).

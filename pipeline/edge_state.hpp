@@ -63,7 +63,7 @@ struct HostRoutes {
 // Table keys (IPs in network order, as in the frames).
 struct ClassifyKey {
   uint16_t port;
-  uint16_t pad;
+  uint16_t vlan;  // 802.1Q VLAN id of the VM's tenant, 0: untagged (pipeline/vlan.hpp)
   uint32_t src_ip, dst_ip;
 };
 struct VmKey {

@@ -8,13 +8,12 @@
 #include <cstring>
 
 #include "pipeline/edge_state.hpp"
+#include "pipeline/vlan.hpp"
 #include "probe/wire.hpp"
 
 namespace ufab::pipeline {
 
 namespace {
-
-constexpr uint16_t kVlanVidMask = 0x0fff;
 
 void set_item(rte_flow_item& it, rte_flow_item_type type, const void* spec = nullptr, const void* mask = nullptr) {
   it.type = type;
@@ -191,8 +190,10 @@ void install_offload(std::span<EdgeState* const> shards) {
           PairRuleSpec spec;
           spec.src_ip = sh.cfg.vms[pm.local_vm].ip;
           spec.dst_ip = sh.cfg.remote_vms[pm.remote_vm].ip;
+          spec.vlan = sh.cfg.vms[pm.local_vm].vlan;
           spec.mark = pair_mark(sh.worker, mine[i].pair);
-          spec.queue = 0;
+          // The owner's own RX queue where the port has one per worker (layout.hpp).
+          spec.queue = s.layout.rx_queues[port] > sh.worker ? sh.worker : 0;
           spec.with_mark = mode == OffloadMode::mark;
           build_pair_rule(r, spec);
         };

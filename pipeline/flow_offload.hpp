@@ -4,7 +4,9 @@
 // Rules, built per VM-side port:
 //  - one per VM-pair whose local VM sits behind the port:
 //        pattern  eth / [vlan vid] / ipv4 src is <local VM> dst is <remote VM> / end
-//        actions  MARK id = <worker, pair index> / QUEUE <the pair's owning RX queue> / end
+//        actions  MARK id = <worker, pair index> / QUEUE <the owner's RX queue> / end
+//    (the owner's own queue where the port has an RX queue per worker,
+//    layout.hpp RxMode::steered; else queue 0);
 //    With the rule installed, a frame of the pair arrives with
 //    RTE_MBUF_F_RX_FDIR_ID and mbuf.hash.fdir.hi = the mark: the port's RX
 //    lcore hands the frame to the worker the mark names (no parsing, no
@@ -117,7 +119,8 @@ void negotiate_rx_mark(uint16_t port);
 // port (the pairs of every shard, each marked with its worker) and of the
 // fabric port. The rules and counters go into shards[0]->offload; every
 // shard gets the ports' modes, so each worker knows which ports mark.
-// Every rule steers to RX queue 0 (one RX lcore per port dispatches).
+// A pair's rule steers to its owner's RX queue where the port has one per
+// worker (Layout::rx_queues), else to queue 0 (the port's RX lcore dispatches).
 // Prints one line per port. More workers than kMarkMaxWorkers, or a shard
 // too large for the mark, keeps classification in software (printed).
 void install_offload(std::span<EdgeState* const> shards);

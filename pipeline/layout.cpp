@@ -48,6 +48,29 @@ std::vector<unsigned> parse_map(const std::string& map, const std::vector<unsign
 
 }  // namespace
 
+const char* to_string(RxMode m) {
+  switch (m) {
+    case RxMode::dispatch: return "dispatch";
+    case RxMode::spread: return "spread";
+    case RxMode::steered: return "steered";
+  }
+  return "?";
+}
+
+uint16_t rx_queues_for(size_t workers, uint16_t max_rxq, const std::string& driver, bool per_worker, std::string* why) {
+  std::string w;
+  if (workers <= 1)
+    w = "one worker";
+  else if (!per_worker)
+    w = "--rx-queues one";
+  else if (driver == "net_memif")
+    w = "memif: both ends must ask for the same number of rings";
+  else if (max_rxq < workers)
+    w = "the PMD has " + std::to_string(max_rxq) + " RX queue(s) for " + std::to_string(workers) + " workers";
+  if (why != nullptr) *why = w;
+  return w.empty() ? static_cast<uint16_t>(workers) : 1;
+}
+
 Layout make_layout(const edge::EdgeConfig& cfg, uint16_t n_ports, const std::vector<unsigned>& lcores,
                    unsigned workers, const std::string& lcore_map) {
   Layout l;
@@ -92,6 +115,9 @@ Layout make_layout(const edge::EdgeConfig& cfg, uint16_t n_ports, const std::vec
   // RX lcores: a VM port to the owner of its first VM; the fabric port to the
   // worker polling the fewest ports.
   l.rx_worker.assign(n_ports, -1);
+  l.rx_mode.assign(n_ports, RxMode::dispatch);
+  l.rx_queues.assign(n_ports, 1);
+  l.rx_why.assign(n_ports, "");
   std::vector<size_t> polls(l.workers(), 0);
   for (size_t v = 0; v < cfg.vms.size(); ++v) {
     const uint16_t p = cfg.vms[v].port;

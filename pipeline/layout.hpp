@@ -14,6 +14,15 @@
 // when that VM is local (a response, finish-ack, failure for one of our
 // pairs), else its destination VM id (data, probe, finish towards our VM).
 //
+// Per-worker RX queues (RxMode): where a port has an RX queue per worker,
+// worker w polls queue w itself (no RX lcore): `steered` when rte_flow QUEUE
+// rules put each VM-pair's frames on its owner's queue (flow_offload.hpp),
+// `spread` when the PMD spreads the frames by itself (RSS, the tun device's
+// flow hash, one file per queue for net_pcap). Either way a frame that lands
+// on another worker's queue is handed to its owner through the ring
+// (counted: misqueued). A flow keeps to one queue (a rule, RSS, tun's flow
+// hash), so one worker hands it over in order: no flow is reordered.
+//
 // With one lcore (`-l 0`) there is no separate control lcore: the main lcore
 // runs control and the only worker in one loop, exactly as before (mixed).
 #pragma once
@@ -27,15 +36,29 @@
 
 namespace ufab::pipeline {
 
+enum class RxMode : uint8_t {
+  dispatch,  // one RX queue, polled by the port's RX lcore, which dispatches (rx_worker)
+  spread,    // an RX queue per worker; the PMD chooses the queue; strays handed over
+  steered,   // an RX queue per worker; rte_flow QUEUE rules steer each pair to its owner
+};
+const char* to_string(RxMode m);
+
 struct Layout {
   bool mixed = true;                    // control and worker 0 on the main lcore
   unsigned control_lcore = 0;
   std::vector<unsigned> worker_lcores;  // worker w runs on worker_lcores[w]
   std::vector<uint16_t> vm_owner;       // local VM index -> worker
   std::vector<int32_t> vm_by_id;        // VM id (0..65535) -> local VM index, -1 when not local
-  std::vector<int> rx_worker;           // DPDK port -> worker polling its RX queue 0 (-1: nobody)
+  std::vector<int> rx_worker;           // DPDK port -> worker polling its RX queue 0 (-1: nobody); dispatch ports
+  std::vector<RxMode> rx_mode;          // DPDK port -> how its RX queues are polled
+  std::vector<uint16_t> rx_queues;      // DPDK port -> RX queues configured (1, or one per worker)
+  std::vector<std::string> rx_why;      // DPDK port -> why it runs in dispatch mode ("" otherwise)
 
   size_t workers() const { return worker_lcores.size(); }
+  // Whether worker w polls an RX queue of port: its own queue, or queue 0 as the RX lcore.
+  bool polls(uint16_t port, uint16_t w) const {
+    return rx_queues[port] > 1 ? w < rx_queues[port] : rx_worker[port] == static_cast<int>(w);
+  }
   // Owner of a fabric frame with this wire pair id; `self` when no local VM is named.
   uint16_t owner_of_wire_pair(uint32_t wire_id, uint16_t self) const {
     const int32_t hi = vm_by_id[wire_id >> 16], lo = vm_by_id[wire_id & 0xffff];
@@ -44,6 +67,13 @@ struct Layout {
     return self;
   }
 };
+
+// RX queues for a port with max_rxq queues on driver `driver`: one per
+// worker when there are several workers, per_worker is asked for, the PMD
+// has enough queues and is not memif (both ends of a memif must ask for the
+// same number of rings, and its peer, e.g. ufab-core, has one); else 1 and
+// *why says which of these held.
+uint16_t rx_queues_for(size_t workers, uint16_t max_rxq, const std::string& driver, bool per_worker, std::string* why);
 
 struct LayoutError : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "pipeline/dispatch.hpp"
 #include "pipeline/worker.hpp"
 
 namespace ufab::pipeline {
@@ -55,9 +56,11 @@ void print_report(Edge& e, Nanos now) {
     }
   for (size_t w = 0; w < e.shards.size(); ++w)
     std::printf("ufab-edge worker=%zu lcore=%u pairs=%zu rx=%" PRIu64 " tx=%" PRIu64 " queued=%" PRIu64
-                " handed_off=%" PRIu64 " taken_over=%" PRIu64 " busy=%.3f\n",
+                " handed_off=%" PRIu64 " taken_over=%" PRIu64 " rxq_polled=%" PRIu64 " misqueued=%" PRIu64 " busy=%.3f\n",
                 w, e.layout.worker_lcores[w], e.shards[w]->pairs.size(), t.per_worker[w].rx(), t.per_worker[w].tx(),
-                t.worker_queued[w], t.per_worker[w].handed_off, t.per_worker[w].taken_over, t.worker_busy[w]);
+                t.worker_queued[w], t.per_worker[w].handed_off, t.per_worker[w].taken_over, t.per_worker[w].rxq_polled,
+                t.per_worker[w].misqueued, t.worker_busy[w]);
+  print_rx_modes(stdout, e.layout);
   std::fflush(stdout);
 }
 

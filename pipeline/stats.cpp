@@ -18,6 +18,7 @@ std::string_view to_string(Drop d) {
     case Drop::no_headroom: return "no_headroom";
     case Drop::tx_full: return "tx_full";
     case Drop::ring_full: return "ring_full";
+    case Drop::unknown_vlan: return "unknown_vlan";
     case Drop::count_: break;
   }
   return "?";
@@ -36,6 +37,7 @@ void EdgeStats::add(const EdgeStats& o) {
   token_rounds += o.token_rounds;
   handed_off += o.handed_off, taken_over += o.taken_over;
   marked += o.marked;
+  rxq_polled += o.rxq_polled, misqueued += o.misqueued;
 }
 
 uint64_t EdgeStats::rx() const {

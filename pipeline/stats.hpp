@@ -30,6 +30,7 @@ enum class Drop : uint8_t {
   no_headroom,     // no room in the mbuf to prepend the encapsulation
   tx_full,         // the PMD did not take the frame
   ring_full,       // the ring to the owning worker (or to a port's TX lcore) was full
+  unknown_vlan,    // an 802.1Q-tagged VM frame whose VLAN id names no tenant
   count_,
 };
 inline constexpr size_t kDrops = static_cast<size_t>(Drop::count_);
@@ -52,6 +53,10 @@ struct EdgeStats {
   // are inside the rings (counted as queued).
   uint64_t handed_off = 0, taken_over = 0;
   uint64_t marked = 0;           // VM frames classified by their rte_flow MARK (no hash lookup)
+  // Per-worker RX queues (layout.hpp, RxMode): frames polled from this
+  // worker's own queue of a port, and those of them another worker owns
+  // (handed over through its ring; also counted in handed_off).
+  uint64_t rxq_polled = 0, misqueued = 0;
 
   void drop(uint16_t port, Drop d) { ++ports[port].drops[static_cast<size_t>(d)]; }
   uint64_t rx() const;

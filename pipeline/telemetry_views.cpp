@@ -248,6 +248,13 @@ void fill_workers(Edge& e, rte_tel_data* d) {
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_u64(d, "control_lcore", e.layout.control_lcore);
   rte_tel_data_add_dict_int(d, "mixed", e.mixed() ? 1 : 0);
+  // How each port's RX queues are polled (layout.hpp RxMode): "rx_port<P>": "<mode> queues=<Q>".
+  for (size_t p = 0; p < e.layout.rx_mode.size(); ++p) {
+    char key[32], val[64];
+    std::snprintf(key, sizeof(key), "rx_port%zu", p);
+    std::snprintf(val, sizeof(val), "%s queues=%u", to_string(e.layout.rx_mode[p]), e.layout.rx_queues[p]);
+    rte_tel_data_add_dict_string(d, key, val);
+  }
   for (size_t w = 0; w < e.shards.size(); ++w) {
     rte_tel_data* c = rte_tel_data_alloc();
     if (c == nullptr) break;
@@ -259,6 +266,8 @@ void fill_workers(Edge& e, rte_tel_data* d) {
     rte_tel_data_add_dict_u64(c, "queued", t.worker_queued[w]);
     rte_tel_data_add_dict_u64(c, "handed_off", t.per_worker[w].handed_off);
     rte_tel_data_add_dict_u64(c, "taken_over", t.per_worker[w].taken_over);
+    rte_tel_data_add_dict_u64(c, "rxq_polled", t.per_worker[w].rxq_polled);
+    rte_tel_data_add_dict_u64(c, "misqueued", t.per_worker[w].misqueued);
     add_real(c, "busy", t.worker_busy[w]);
     char name[32];
     std::snprintf(name, sizeof(name), "worker%zu", w);

@@ -5,6 +5,10 @@
 // pair's flows by 5-tuple (§4.1: RR over the pair's flows avoids head-of-line
 // blocking), and enqueued into the hierarchical scheduler in one burst.
 // uFAB frames from a VM are spoofing and never reach the fabric.
+// An 802.1Q-tagged frame names its tenant by the VLAN id (vlan.hpp): the
+// key is then (port, VLAN, source IP, destination IP), the tag is stripped
+// here (the fabric carries the VNI) and a VLAN id no tenant has is dropped
+// as unknown_vlan.
 #include <rte_ethdev.h>
 #include <rte_hash_crc.h>
 #include <rte_mbuf.h>
@@ -12,6 +16,7 @@
 #include <cstring>
 
 #include "pipeline/stages.hpp"
+#include "pipeline/vlan.hpp"
 
 namespace ufab::pipeline {
 
@@ -52,13 +57,25 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
   uint32_t k = 0;
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
-    const uint32_t len = rte_pktmbuf_data_len(m);
+    uint32_t len = rte_pktmbuf_data_len(m);
     if (unlikely(m->nb_segs != 1)) {
       s.stats.drop(port, Drop::malformed);
       rte_pktmbuf_free(m);
       continue;
     }
     const uint8_t* d = rte_pktmbuf_mtod(m, const uint8_t*);
+    uint16_t vlan = 0;
+    if (is_vlan_tagged(d, len)) {
+      vlan = vlan_id(d);
+      if (unlikely(s.cfg.tenant_of_vlan[vlan] < 0)) {
+        s.stats.drop(port, Drop::unknown_vlan);
+        rte_pktmbuf_free(m);
+        continue;
+      }
+      strip_vlan(m);  // from here on the frame is as an untagged VM sends it
+      d = rte_pktmbuf_mtod(m, const uint8_t*);
+      len -= kVlanTagBytes;
+    }
     wire::FrameView v;
     const wire::WireError e = wire::parse_frame(std::span<const uint8_t>(d, len), v, s.cfg.udp_port);
     if (unlikely(e != wire::WireError::not_ufab)) {
@@ -73,7 +90,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
       rte_pktmbuf_free(m);
       continue;
     }
-    keys[k] = ClassifyKey{port, 0, 0, 0};
+    keys[k] = ClassifyKey{port, vlan, 0, 0};
     std::memcpy(&keys[k].src_ip, d + 26, 4);
     std::memcpy(&keys[k].dst_ip, d + 30, 4);
     kp[k] = &keys[k];

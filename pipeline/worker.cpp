@@ -38,8 +38,8 @@ uint32_t worker_step(WorkerCtx& w, Nanos now) {
   // times). ufab-core and ufab-traffic do the same.
   if (ph == Phase::running)
     for (const uint16_t p : s.vm_ports)
-      if (e.layout.rx_worker[p] == s.worker) work += poll_port(s, p, w.clock->now());
-  if (e.layout.rx_worker[s.cfg.fabric_port] == s.worker) work += poll_port(s, s.cfg.fabric_port, w.clock->now());
+      if (e.layout.polls(p, s.worker)) work += poll_port(s, p, w.clock->now());
+  if (e.layout.polls(s.cfg.fabric_port, s.worker)) work += poll_port(s, s.cfg.fabric_port, w.clock->now());
   work += poll_ring(s, w.clock->now());
   now = std::max(now, w.clock->now());
   if (now >= w.next_tick) {

@@ -47,6 +47,10 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
                              std::to_string(dev.max_tx_queues));
 
   rte_eth_conf conf{};
+  if (cfg.n_rxq > 1 && (cfg.rss_hf & dev.flow_type_rss_offloads) != 0) {
+    conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+    conf.rx_adv_conf.rss_conf.rss_hf = info.rss_hf = cfg.rss_hf & dev.flow_type_rss_offloads;
+  }
   info.n_txq = cfg.n_txq;
   if (int rc = rte_eth_dev_configure(port_id, cfg.n_rxq, cfg.n_txq, &conf); rc != 0) {
     // Some PMDs (net_tap) want as many RX as TX queues: fall back to one TX

@@ -13,6 +13,9 @@ namespace ufab::dpdk {
 struct PortConfig {
   uint16_t n_rxq = 1;
   uint16_t n_txq = 1;
+  // With n_rxq > 1: RSS over these rte_eth RSS fields, those the PMD offers
+  // (RTE_ETH_RSS_IP: source and destination IP); 0: no RSS.
+  uint64_t rss_hf = 0;
   uint16_t rx_desc = 1024;  // adjusted to the driver's limits
   uint16_t tx_desc = 1024;
   bool promiscuous = true;  // ignored (reported) when the PMD does not support it
@@ -31,6 +34,7 @@ struct PortInfo {
   uint32_t link_mbps = 0;  // 0 when unknown (virtual devices report what they like)
   bool promiscuous = false;
   uint16_t rx_desc = 0, tx_desc = 0;
+  uint64_t rss_hf = 0;  // RSS fields in use (0: none)
   uint16_t n_txq = 0;  // TX queues configured: cfg.n_txq, or 1 where the PMD refused more TX than RX queues
   std::string note;  // what the operator should know about this port (e.g. no XDP steering)
 };

@@ -1,0 +1,45 @@
+// 802.1Q VLAN tags on the VM side (edge/README.md, "VLAN tenants"): a tenant
+// may be named by a VLAN id (config `tenants[].vlan`). A tagged frame is
+// classified by (VLAN -> tenant, source VM, destination VM); the tag is
+// stripped before the encapsulation (the fabric carries the VNI instead) and
+// the receiving edge inserts its tenant's tag again on delivery to the VM
+// port. The tag's priority bits (PCP, DEI) do not cross the fabric: the
+// re-inserted tag has PCP 0.
+#pragma once
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace ufab::pipeline {
+
+inline constexpr uint32_t kVlanTagBytes = 4;
+inline constexpr uint16_t kVlanVidMask = 0x0fff;
+
+// True when the frame (at least 18 bytes) carries an 802.1Q tag after the MACs.
+inline bool is_vlan_tagged(const uint8_t* d, uint32_t len) { return len >= 18 && d[12] == 0x81 && d[13] == 0x00; }
+// The tag's VLAN id (precondition: is_vlan_tagged).
+inline uint16_t vlan_id(const uint8_t* d) { return static_cast<uint16_t>((d[14] << 8 | d[15]) & kVlanVidMask); }
+
+// Removes the tag in place: the MACs move 4 bytes towards the payload.
+inline void strip_vlan(rte_mbuf* m) {
+  uint8_t* d = rte_pktmbuf_mtod(m, uint8_t*);
+  std::memmove(d + kVlanTagBytes, d, 12);
+  rte_pktmbuf_adj(m, kVlanTagBytes);
+}
+
+// Inserts an 802.1Q tag with VLAN id vid (PCP 0) after the MACs; false when
+// the mbuf has no headroom for it.
+inline bool insert_vlan(rte_mbuf* m, uint16_t vid) {
+  auto* d = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(m, kVlanTagBytes));
+  if (d == nullptr) return false;
+  std::memmove(d, d + kVlanTagBytes, 12);
+  d[12] = 0x81;
+  d[13] = 0x00;
+  d[14] = static_cast<uint8_t>(vid >> 8 & 0x0f);
+  d[15] = static_cast<uint8_t>(vid);
+  return true;
+}
+
+}  // namespace ufab::pipeline
