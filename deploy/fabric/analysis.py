@@ -48,6 +48,15 @@ def read_queue_log(path):
     return out
 
 
+def read_host_timing(path):
+    """[(t_s, worst late wake-up in the bin, us)] from host_timing.py."""
+    try:
+        with open(path) as f:
+            return [(float(r["t_s"]), float(r["late_max_us"])) for r in csv.DictReader(f)]
+    except FileNotFoundError:
+        return []
+
+
 def parse_kv(line):
     return {k: v for k, v in re.findall(r"(\w+)=(\S+)", line)}
 
@@ -75,7 +84,22 @@ class Analysis:
         self.tel = telemetry_pairs
         self.phase_pairs = phase_pairs or {}  # {phase name: {host: pairs}} near the phase's end
         self.bin_s = float(self.sc["scale"].get("sample_ms", 10)) / 1000
+        self.host_timing = read_host_timing(f"{run_dir}/host_timing.csv")
         self.checks = []
+
+    def host_stalls(self):
+        """The host's timing over the run (host_timing.py): the worst late
+        wake-up of the watch, in ms, and when; and the stall limit: half a
+        base RTT, or the shapers' depth (burst_us) if larger. Late wake-ups
+        of 5-9 ms in every 100 ms are usual here (8 processes at one CFS
+        weight on 2 vCPUs) and the checks hold through them; a stall of half
+        an RTT holds every link and timer for that long at once."""
+        limit_ms = max(float(self.sc["scale"].get("burst_us", 500)) / 1000, self.fab.base_rtt_us() / 2000)
+        if not self.host_timing:
+            return {"worst_ms": None, "at_s": None, "limit_ms": limit_ms, "stalled": False}
+        at, late = max(self.host_timing, key=lambda r: r[1])
+        return {"worst_ms": round(late / 1000, 1), "at_s": round(at, 2), "limit_ms": limit_ms,
+                "stalled": late / 1000 > limit_ms}
 
     # ---- figures ----
     def probe_bytes(self):

@@ -96,6 +96,7 @@ class Run:
         self.procs = {}
         self.budget_s = budget_s
         self.lcore = 0
+        self.watch = None  # host_timing.py
 
     def _next_lcore(self):
         self.lcore ^= 1
@@ -135,6 +136,11 @@ class Run:
         set_timer_slack(int(fab.sc["scale"].get("timer_slack_ns", 50_000)))
         t_launch = time.monotonic_ns()
         self.t0 = t_launch + int(self.budget_s * 1e9)
+        # The host-timing watch (host_timing.py), at the processes' priority.
+        self.watch = subprocess.Popen(
+            [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "host_timing.py"),
+             self.host_timing_csv(), str(self.t0), str(fab.sc["scale"].get("sample_ms", 10))],
+            start_new_session=True, preexec_fn=_priority)
         link = mbps_code(fab.link_mbps())
         access = mbps_code(int(fab.sc["scale"].get("access_mbps", 1000)))
         recv = mbps_code(int(fab.sc["scale"].get("recv_access_mbps", fab.sc["scale"].get("access_mbps", 1000))))
@@ -229,7 +235,16 @@ class Run:
         # Migrations and per-pair state from the edges' telemetry before they stop.
         self.pairs = self.all_pairs()
 
+    def host_timing_csv(self):
+        return f"{self.dir}/host_timing.csv"
+
     def stop(self):
+        if self.watch is not None and self.watch.poll() is None:
+            self.watch.send_signal(signal.SIGTERM)
+            try:
+                self.watch.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.watch.kill()
         for name, pr in self.procs.items():
             if pr.p.poll() is None:
                 pr.p.send_signal(signal.SIGTERM)

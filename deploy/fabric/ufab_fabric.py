@@ -70,8 +70,24 @@ def main():
     ap.add_argument("--check", action="store_true", help="exit 1 when a property does not hold")
     ap.add_argument("--keep", action="store_true", help="keep the run directory (process logs, configs)")
     ap.add_argument("--startup-budget", type=float, default=8.0, help="seconds for the processes to come up")
+    ap.add_argument("--retry-stalled", type=int, default=0, metavar="N",
+                    help="with --check: run again, up to N times, when checks failed while the host stalled the fabric "
+                         "for more than half a base RTT (host_timing.py); a failure on time is never run again")
     a = ap.parse_args()
+    for attempt in range(a.retry_stalled + 1):
+        rc, void = run_once(a, attempt)
+        if not void:
+            return rc
+        if attempt < a.retry_stalled:
+            print(f"run {attempt + 1} void (the host stalled the fabric; see above): running the scenario again\n",
+                  flush=True)
+    print(f"every run of {a.retry_stalled + 1} was void: the host did not keep the fabric's timing")
+    return 1
 
+
+def run_once(a, attempt):
+    """One run of the scenario. Returns (exit code, void): void when checks
+    failed while the host stalled the fabric (Analysis.host_stalls)."""
     sc = load_scenario(a.scenario)
     if a.reduced:
         sc = reduce(sc)
@@ -80,7 +96,7 @@ def main():
     missing = [b for b in bins.values() if not os.path.exists(b)]
     if missing:
         print(f"SKIP: not built: {' '.join(missing)} (needs libdpdk, yaml-cpp, nlohmann-json)")
-        return 77
+        return 77, False
     out_dir = a.out or os.path.abspath(f"ufab-demo-{sc['name']}")
     os.makedirs(out_dir, exist_ok=True)
     work = tempfile.mkdtemp(prefix="ufab_fabric.")
@@ -113,7 +129,7 @@ def main():
             if err:
                 print(f"--- {name} stderr:\n{err[-1500:]}", file=sys.stderr)
         print(f"run directory kept: {work}", file=sys.stderr)
-        return 1
+        return 1, False
     switches = ["S0", "S1"] + ([f"C{k}" for k in range(fab.n_paths)] if fab.cores else [])
     edges = {h: run.procs[h].text() for h in fab.hosts}
     an = Analysis(fab, work, switches, edges, run.pairs, run.phase_pairs)
@@ -130,12 +146,16 @@ def main():
     plot_path = a.plot or os.path.join(out_dir, "rates.png")
     plotted = an.plot(plot_path, f"{sc['name']}: {sc.get('title', '')}")
     print(f"\ntime series: {csv_path}\nplot: {plot_path if plotted else '(matplotlib missing: no plot)'}")
+    stalls = an.host_stalls()
+    if stalls["worst_ms"] is not None:
+        print(f"host timing: worst late wake-up {stalls['worst_ms']} ms at {stalls['at_s']} s "
+              f"({'more' if stalls['stalled'] else 'no more'} than the stall limit, {stalls['limit_ms']:.1f} ms)")
     summary = {"scenario": sc["name"], "title": sc.get("title"), "reduced": a.reduced,
                "scale": {"link_mbps": fab.link_mbps(), "link_delay_us": fab.delay_us(),
                          "base_rtt_us": round(fab.base_rtt_us(), 1), "bdp_bytes": round(fab.bdp_bytes()),
                          "one_way_base_us": round(fab.one_way_base_us(), 1), **sc["scale"]},
                "startup_s": round(run.startup_s, 2), "wall_s": round(time.monotonic() - t_start, 2),
-               "tenants": rows, "checks": checks,
+               "tenants": rows, "checks": checks, "host_timing": stalls, "attempt": attempt + 1,
                # Per phase, near its end: each sending pair's tenant, active path, window and RTTs.
                "pairs_at_phase_end": {ph: {h: {k: {f: v.get(f) for f in ("vni", "path", "window_bytes", "last_rtt_us",
                                                                          "rtt_estimate_us", "rate_gbps")}
@@ -155,8 +175,8 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
     if a.check and failed:
         print(f"{len(failed)} of {len(checks)} checks failed")
-        return 1
-    return 0
+        return 1, stalls["stalled"]
+    return 0, False
 
 
 if __name__ == "__main__":
