@@ -38,9 +38,17 @@ PRIORITY = {"nice": -19}
 def _priority():
     """The fabric's processes stand in for hardware: on a shared 2-vCPU host
     they run at the highest CFS weight (nice -19, root only; ignored
-    otherwise), so a build next to them does not stall a link for tens of ms."""
+    otherwise), so a build next to them does not stall a link for tens of ms.
+    Each process starts its own session, and with CONFIG_SCHED_AUTOGROUP
+    (Debian's default) a session is a scheduling group of its own whose
+    weight is the group's nice, not the process's: set both."""
     try:
         os.nice(PRIORITY["nice"])
+    except OSError:
+        pass
+    try:
+        with open("/proc/self/autogroup", "w") as f:
+            f.write(str(PRIORITY["nice"]))
     except OSError:
         pass
 
