@@ -411,7 +411,7 @@ class HierScheduler {
     if (active_mask_ == 0) return false;
     Pkt out{};
     uint32_t l = 0;
-    const uint32_t p = pop(out, l);
+    const uint32_t p = pacing_on_ ? pop<true>(out, l) : pop<false>(out, l);
     pkt = std::move(out);
     len = l;
     pair = p;
@@ -426,16 +426,8 @@ class HierScheduler {
     return dequeue_burst(pkts, lens, pair_ids, max);
   }
   size_t dequeue_burst(Pkt* pkts, uint32_t* lens, uint32_t* pair_ids, size_t max) {
-    size_t n = 0;
-    for (; n < max && active_mask_ != 0; ++n) {
-      Pkt out{};
-      uint32_t l = 0;
-      const uint32_t p = pop(out, l);
-      pkts[n] = std::move(out);
-      lens[n] = l;
-      pair_ids[n] = p;
-    }
-    return n;
+    // Pacing is decided once per burst (only set_pair_rate() turns it on).
+    return pacing_on_ ? pop_burst<true>(pkts, lens, pair_ids, max) : pop_burst<false>(pkts, lens, pair_ids, max);
   }
 
   uint64_t backlog_packets() const { return ctr_.enqueued - ctr_.dequeued; }
@@ -632,6 +624,22 @@ class HierScheduler {
   // dequeue()'s work (some class is active). The results go to the
   // caller's locals and are stored last: an output reference written early
   // could alias the scheduler's own fields and force reloads.
+  // kPacing: some pair has had a rate (pacing_on_); without it the pacing
+  // code is compiled out of the loop, so unpaced schedulers pay nothing.
+  template <bool kPacing>
+  size_t pop_burst(Pkt* pkts, uint32_t* lens, uint32_t* pair_ids, size_t max) {
+    size_t n = 0;
+    for (; n < max && active_mask_ != 0; ++n) {
+      Pkt out{};
+      uint32_t l = 0;
+      const uint32_t p = pop<kPacing>(out, l);
+      pkts[n] = std::move(out);
+      lens[n] = l;
+      pair_ids[n] = p;
+    }
+    return n;
+  }
+  template <bool kPacing>
   uint32_t pop(Pkt& out, uint32_t& out_len) {
     // Level 1: least start tag among active classes, ties to the lower class:
     // the least key, kept at the root of the tournament tree (idle classes
@@ -678,7 +686,7 @@ class HierScheduler {
     // Level 2: park the pair if it is empty, its window is full or its pace
     // makes it wait, else move the tenant's cursor on. Parking may
     // deactivate the tenant and the class.
-    const bool wait = pacing_on_ && pace_.charge(p, len, now_);
+    const bool wait = kPacing && pace_.charge(p, len, now_);
     if (pr.flow_head == kNone16) {
       deactivate_pair(p, PairState::kIdle);
     } else if (!head_fits(fl, pr)) {
@@ -690,7 +698,7 @@ class HierScheduler {
       t.cursor = pr.next;
     }
     if (t.cursor != kNone) c.cursor = t.next;  // tenant still active: next tenant's turn
-    if (c.cursor != kNone) prefetch_ahead(c.cursor);
+    if (c.cursor != kNone) prefetch_ahead<kPacing>(c.cursor);
     out_len = len;
     return p;
   }
@@ -699,7 +707,11 @@ class HierScheduler {
   // the schedule). t1 is served at this class's next turn: its head
   // descriptor is fetched now (its pair and flows were fetched at earlier
   // turns), and the pairs and flows of the two tenants after it are fetched.
-  void prefetch_ahead(uint32_t t1) const {
+  // The prefetch helpers are always inlined: a separate function whose only
+  // effect is __builtin_prefetch counts as pure to GCC (12), which then drops
+  // the call (and every prefetch with it) as dead code.
+  template <bool kPacing>
+  [[gnu::always_inline]] void prefetch_ahead(uint32_t t1) const {
     const Tenant& tn1 = tenants_[t1];
     const uint32_t p1 = tn1.cursor;
     const Pair& pr1 = pairs_[p1];
@@ -710,19 +722,19 @@ class HierScheduler {
     __builtin_prefetch(pair_flows(tn2.cursor));
     __builtin_prefetch(&pairs_[tn3.cursor]);
     __builtin_prefetch(pair_flows(tn3.cursor));
-    if (pacing_on_) {
+    if constexpr (kPacing) {
       pace_.prefetch(tn2.cursor);
       pace_.prefetch(tn3.cursor);
     }
   }
   // enqueue_burst's stages (hints only). Arguments may be invalid: those
   // packets are dropped by enqueue(), so nothing is fetched for them.
-  void prefetch_target(uint32_t pair, uint32_t flow) const {
+  [[gnu::always_inline]] void prefetch_target(uint32_t pair, uint32_t flow) const {
     if (pair >= cfg_.max_pairs || flow >= cfg_.flows_per_pair) return;
     __builtin_prefetch(&pairs_[pair], 1);
     __builtin_prefetch(&pair_flows(pair)[flow], 1);
   }
-  void prefetch_tail(uint32_t pair, uint32_t flow) const {
+  [[gnu::always_inline]] void prefetch_tail(uint32_t pair, uint32_t flow) const {
     if (pair >= cfg_.max_pairs || flow >= cfg_.flows_per_pair) return;
     const Flow& f = pair_flows(pair)[flow];
     if (f.count != 0) __builtin_prefetch(&descs_[f.tail], 1);
