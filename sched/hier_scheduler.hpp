@@ -65,8 +65,8 @@
 // Latency hiding (hints only; the schedule does not depend on them): memory
 // latency, not instructions, dominates at the edge's scale (8K pairs), so
 //  - dequeue prefetches, along each class's round-robin order, the pair and
-//    flow lines of the tenants served at the class's next turns and the head
-//    descriptor of the next one (the order is known in advance);
+//    flow lines of the tenant served four turns on and the head descriptor
+//    of the one served two turns on (the order is known in advance);
 //  - enqueue_burst() is software-pipelined over the burst: it prefetches the
 //    pair and flow lines of packet i + 2d, the tail descriptor of packet i + d
 //    and then enqueues packet i, so the misses of a burst overlap;
@@ -704,28 +704,24 @@ class HierScheduler {
   }
 
   // Software pipeline over a class's tenant ring (hints only; no effect on
-  // the schedule). t1 is served at this class's next turn: its head
-  // descriptor is fetched now (its pair and flows were fetched at earlier
-  // turns), and the pairs and flows of the two tenants after it are fetched.
+  // the schedule). t1 is served at this class's next turn. Each turn
+  // fetches the pair and flow lines of the tenant three turns after t1 (tn4)
+  // and the head descriptor of the one after t1 (tn2), whose pair and flow
+  // lines were fetched two turns ago; a line then has about two of the
+  // class's turns to arrive before it is used.
   // The prefetch helpers are always inlined: a separate function whose only
   // effect is __builtin_prefetch counts as pure to GCC (12), which then drops
   // the call (and every prefetch with it) as dead code.
   template <bool kPacing>
   [[gnu::always_inline]] void prefetch_ahead(uint32_t t1) const {
-    const Tenant& tn1 = tenants_[t1];
-    const uint32_t p1 = tn1.cursor;
-    const Pair& pr1 = pairs_[p1];
-    if (pr1.flow_head != kNone16) __builtin_prefetch(&descs_[pair_flows(p1)[pr1.flow_head].link.next]);
-    const Tenant& tn2 = tenants_[tn1.next];
-    const Tenant& tn3 = tenants_[tn2.next];
-    __builtin_prefetch(&pairs_[tn2.cursor]);
-    __builtin_prefetch(pair_flows(tn2.cursor));
-    __builtin_prefetch(&pairs_[tn3.cursor]);
-    __builtin_prefetch(pair_flows(tn3.cursor));
-    if constexpr (kPacing) {
-      pace_.prefetch(tn2.cursor);
-      pace_.prefetch(tn3.cursor);
-    }
+    const Tenant& tn2 = tenants_[tenants_[t1].next];
+    const uint32_t p2 = tn2.cursor;
+    const Pair& pr2 = pairs_[p2];
+    if (pr2.flow_head != kNone16) __builtin_prefetch(&descs_[pair_flows(p2)[pr2.flow_head].link.next]);
+    const Tenant& tn4 = tenants_[tenants_[tn2.next].next];
+    __builtin_prefetch(&pairs_[tn4.cursor]);
+    __builtin_prefetch(pair_flows(tn4.cursor));
+    if constexpr (kPacing) pace_.prefetch(tn4.cursor);
   }
   // enqueue_burst's stages (hints only). Arguments may be invalid: those
   // packets are dropped by enqueue(), so nothing is fetched for them.
