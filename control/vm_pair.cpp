@@ -118,8 +118,8 @@ bool VmPair::next_message(Nanos now, bool backlogged, wire::Message& msg, int& p
 void VmPair::decode_hops(Path& p, const wire::Message& m) {
   const size_t n = std::min<size_t>(m.n_hop, p.n_hop);
   double queued_ns = 0;  // sum of q_l / C_l: the queueing this path reported
-  // tx: Mb/s on the wire to bytes/s in one exact multiplication
-  // (v * 10^6 / 8 == v * 125000 for v < 2^24).
+  // tx: Mb/s on the wire to bytes/s in one multiplication, bit-identical to
+  // wire_to_tx(v) / 8 (for any 32-bit v both products are exact doubles).
   constexpr double kTxWireToBps = static_cast<double>(wire::kTxUnitBps) / 8.0;
   for (size_t i = 0; i < n; ++i) {
     const wire::HopRecord& h = m.hop[i];
