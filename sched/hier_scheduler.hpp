@@ -35,7 +35,9 @@
 //     pair, and the other pairs keep the link busy (work conservation); the
 //     timed dequeue calls put the pairs that became due back at the end of
 //     their tenant's round (earliest first, ties to the lower pair id), then
-//     check their window. Pairs without a rate are never paced.
+//     check their window. Pairs without a rate are never paced. Until some
+//     pair has a rate, dequeue runs a copy of its loop without any pacing
+//     code (pop<false>; chosen once per dequeue or burst).
 //  3. Round robin over the pair's flows, each flow a FIFO (avoids head-of-line
 //     blocking between the pair's application flows, §4.1).
 //
@@ -368,13 +370,7 @@ class HierScheduler {
     pr.backlog_bytes += len;
     ++ctr_.enqueued;
     ctr_.enqueued_bytes += len;
-    if (pr.state == PairState::kIdle) {  // its new packet is its next one
-      if (head_fits(fl, pr)) {
-        admit(pair);
-      } else {
-        pr.state = PairState::kBlocked;
-      }
-    }
+    if (pr.state == PairState::kIdle) wake(pair);  // its new packet is its next one
     return true;
   }
 
@@ -806,6 +802,18 @@ class HierScheduler {
     if (c.active == 0) {
       active_mask_ &= ~(1u << tenants_[ti].cls);
       set_key(tenants_[ti].cls, kIdleKey);
+    }
+  }
+  // An idle pair got a packet: into its ring, parked by its pace, or
+  // blocked by its window. Out of line (a pair wakes once per busy period,
+  // not per packet), which keeps enqueue() small enough to be inlined into
+  // the caller's loop.
+  [[gnu::noinline]] void wake(uint32_t p) {
+    Pair& pr = pairs_[p];
+    if (head_fits(pair_flows(p), pr)) {
+      admit(p);
+    } else {
+      pr.state = PairState::kBlocked;
     }
   }
   // A pair with backlog whose window admits its head: into its ring, or
