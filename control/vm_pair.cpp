@@ -118,6 +118,9 @@ bool VmPair::next_message(Nanos now, bool backlogged, wire::Message& msg, int& p
 void VmPair::decode_hops(Path& p, const wire::Message& m) {
   const size_t n = std::min<size_t>(m.n_hop, p.n_hop);
   double queued_ns = 0;  // sum of q_l / C_l: the queueing this path reported
+  // tx: Mb/s on the wire to bytes/s in one multiplication, bit-identical to
+  // wire_to_tx(v) / 8 (for any 32-bit v both products are exact doubles).
+  constexpr double kTxWireToBps = static_cast<double>(wire::kTxUnitBps) / 8.0;
   for (size_t i = 0; i < n; ++i) {
     const wire::HopRecord& h = m.hop[i];
     LinkView& l = p.links[i];
@@ -125,12 +128,14 @@ void VmPair::decode_hops(Path& p, const wire::Message& m) {
       l = LinkView{};
       continue;
     }
-    l.cap_Bps = cap_Bps_[h.cap_code & 0xf];
-    l.tx_Bps = wire::wire_to_tx(h.tx) / 8.0;
-    l.queue_bytes = wire::wire_to_queue(h.q);
+    const size_t code = h.cap_code & 0xf;
+    const double q = wire::wire_to_queue(h.q);
+    l.cap_Bps = cap_Bps_[code];
+    l.tx_Bps = static_cast<double>(h.tx) * kTxWireToBps;
+    l.queue_bytes = q;
     l.phi_tokens = wire::wire_to_tokens(h.phi);
     l.window_bytes = wire::wire_to_window(h.w);
-    queued_ns += l.queue_bytes * inv_cap_ns_[h.cap_code & 0xf];
+    queued_ns += q * inv_cap_ns_[code];
   }
   p.queue_delay = static_cast<Nanos>(queued_ns);
   p.known = true;
@@ -208,7 +213,7 @@ VmPair::Result VmPair::on_message(const wire::Message& m, Nanos now) {
       p.counted = true;  // this telemetry includes our own token
       p.registered = true;
       if (static_cast<int>(idx) != active_ || state_ != State::active) return res;
-      std::array<double, wire::kMaxHops> w_l{};
+      std::array<double, wire::kMaxHops> w_l;  // path_window writes the first n_hop; no zeroing
       const PathWindow pw = path_window(token(), {p.links.data(), p.n_hop},
                                         {p.own_w.data(), p.n_hop}, T_, {w_l.data(), p.n_hop});
       eqn3_w_ = pw.w;

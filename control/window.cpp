@@ -38,20 +38,26 @@ double window_bytes(double phi, double own_prev_w, const LinkView& l, Nanos T) {
 PathWindow path_window(double phi, std::span<const LinkView> links,
                        std::span<const double> own_prev_w, Nanos T,
                        std::span<double> w_per_link) {
-  PathWindow p{kInf, kInf, kInf, 0};
   if (T == 0) return PathWindow{};  // guard: a base RTT of zero admits nothing
   if (phi <= 0) return PathWindow{0, 0, 0, 0};
   // Same guards as window_bytes/token_share_Bps/rate_Bps, with one division
-  // for phi/Phi_l and one for the load term per link (the per-response hot path).
+  // for phi/Phi_l and the load term per link (the per-response hot path).
+  // The loop keeps its results in locals (a store through w_per_link could
+  // alias them) and reads the spans' sizes once.
   const double t_s = static_cast<double>(T) * 1e-9;
-  for (size_t i = 0; i < links.size(); ++i) {
+  const size_t n = links.size();
+  const size_t n_prev = own_prev_w.size();
+  const size_t n_out = w_per_link.size();
+  double best_w = kInf, best_r = kInf;
+  size_t bottleneck = 0;
+  for (size_t i = 0; i < n; ++i) {
     const LinkView& l = links[i];
     double w = kInf;
     if (l.cap_Bps > 0) {
       const double phi_l = effective_phi_l(phi, l);
       const double cT = l.cap_Bps * t_s;                   // C_l * T
       const double load = l.tx_Bps * t_s + l.queue_bytes;  // tx_l*T + q_l
-      const double prev = i < own_prev_w.size() ? own_prev_w[i] : 0.0;
+      const double prev = i < n_prev ? own_prev_w[i] : 0.0;
       double W = l.window_bytes > prev ? l.window_bytes : prev;
       double r;
       if (load <= 0) {
@@ -63,16 +69,17 @@ PathWindow path_window(double phi, std::span<const LinkView> links,
         r = phi * l.cap_Bps * load * inv;             // Eqn 1: phi/Phi_l * C_l
         w = std::min(phi * W * cT * inv, cT);         // Eqn 3
       }
-      p.r = std::min(p.r, r);
-      p.ramp_step = std::min(p.ramp_step, r * t_s);
+      best_r = std::min(best_r, r);
     }
-    if (i < w_per_link.size()) w_per_link[i] = w;
-    if (w < p.w) {
-      p.w = w;
-      p.bottleneck = i;
+    if (i < n_out) w_per_link[i] = w;
+    if (w < best_w) {
+      best_w = w;
+      bottleneck = i;
     }
   }
-  return p;
+  // ramp_step = min_l r^l * T: T > 0 and rounding is monotonic, so
+  // min_l (r^l * T) == (min_l r^l) * T exactly; one multiplication, not n.
+  return PathWindow{best_w, best_r, best_r * t_s, bottleneck};
 }
 
 double path_rate_Bps(double phi, std::span<const LinkView> links, Nanos T) {

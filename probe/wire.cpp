@@ -26,8 +26,10 @@ uint32_t get24(std::span<const uint8_t> b, size_t o) {
   return (uint32_t{b[o]} << 16) | (uint32_t{b[o + 1]} << 8) | b[o + 2];
 }
 uint32_t get32(std::span<const uint8_t> b, size_t o) { return load_be32(b.data() + o); }
-uint64_t get64(std::span<const uint8_t> b, size_t o) {
-  return (uint64_t{get32(b, o)} << 32) | get32(b, o + 4);
+uint64_t load_be64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return std::endian::native == std::endian::little ? __builtin_bswap64(v) : v;
 }
 void put16(std::span<uint8_t> b, size_t o, uint16_t v) {
   b[o] = static_cast<uint8_t>(v >> 8);
@@ -77,20 +79,21 @@ void put_hop(std::span<uint8_t> b, size_t o, const HopRecord& h) {
   b[o + 14] = static_cast<uint8_t>(((h.cap_code & 0xf) << 4) | (h.flags & 0xf));
   b[o + 15] = h.port;
 }
-HopRecord get_hop(std::span<const uint8_t> b, size_t o) {
-  const uint8_t* p = b.data() + o;
+// Two 8-byte loads per record: x = w | phi, y = tx(24) | q(24) | cap:flags | port.
+HopRecord get_hop(const uint8_t* p) {
+  const uint64_t x = load_be64(p);
+  const uint64_t y = load_be64(p + 8);
   HopRecord h;
-  h.w = load_be32(p);
-  h.phi = load_be32(p + 4);
-  const uint32_t a = load_be32(p + 8);   // tx(24) | q[23:16]
-  const uint32_t c = load_be32(p + 12);  // q[15:0] | cap:flags | port
-  h.tx = a >> 8;
-  h.q = ((a & 0xff) << 16) | (c >> 16);
-  h.cap_code = static_cast<uint8_t>((c >> 12) & 0xf);
-  h.flags = static_cast<uint8_t>((c >> 8) & 0xf);
-  h.port = static_cast<uint8_t>(c);
+  h.w = static_cast<uint32_t>(x >> 32);
+  h.phi = static_cast<uint32_t>(x);
+  h.tx = static_cast<uint32_t>(y >> 40);
+  h.q = static_cast<uint32_t>(y >> 16) & kMax24;
+  h.cap_code = static_cast<uint8_t>((y >> 12) & 0xf);
+  h.flags = static_cast<uint8_t>((y >> 8) & 0xf);
+  h.port = static_cast<uint8_t>(y);
   return h;
 }
+HopRecord get_hop(std::span<const uint8_t> b, size_t o) { return get_hop(b.data() + o); }
 
 // RFC 1071 ones'-complement sum over an IPv4 header.
 uint16_t ipv4_checksum(std::span<const uint8_t> hdr) {
@@ -220,9 +223,13 @@ WireError decode_message(std::span<const uint8_t> in, Message& out, size_t* cons
   m.phi = get32(in, 4);
   m.pair_id = get32(in, 8);
   m.seq = get32(in, 12);
-  m.timestamp_ns = get64(in, 16);
-  m.bytes_sent = get64(in, 24);
-  for (size_t i = 0; i < m.n_hop; ++i) m.hop[i] = get_hop(in, Message::kMsgHeaderBytes + kHopBytes * i);
+  m.timestamp_ns = load_be64(in.data() + 16);
+  m.bytes_sent = load_be64(in.data() + 24);
+  // n from the local copy: a store into m.hop[] could alias m.n_hop for the
+  // compiler, which would then reload it every record.
+  const size_t n = m.n_hop;
+  const uint8_t* rec = in.data() + Message::kMsgHeaderBytes;  // check_message: n records fit
+  for (size_t i = 0; i < n; ++i, rec += kHopBytes) m.hop[i] = get_hop(rec);
   if (consumed) *consumed = m.wire_bytes();
   return WireError::ok;
 }

@@ -35,7 +35,9 @@
 //     pair, and the other pairs keep the link busy (work conservation); the
 //     timed dequeue calls put the pairs that became due back at the end of
 //     their tenant's round (earliest first, ties to the lower pair id), then
-//     check their window. Pairs without a rate are never paced.
+//     check their window. Pairs without a rate are never paced. Until some
+//     pair has a rate, dequeue runs a copy of its loop without any pacing
+//     code (pop<false>; chosen once per dequeue or burst).
 //  3. Round robin over the pair's flows, each flow a FIFO (avoids head-of-line
 //     blocking between the pair's application flows, §4.1).
 //
@@ -65,8 +67,8 @@
 // Latency hiding (hints only; the schedule does not depend on them): memory
 // latency, not instructions, dominates at the edge's scale (8K pairs), so
 //  - dequeue prefetches, along each class's round-robin order, the pair and
-//    flow lines of the tenants served at the class's next turns and the head
-//    descriptor of the next one (the order is known in advance);
+//    flow lines of the tenant served four turns on and the head descriptor
+//    of the one served two turns on (the order is known in advance);
 //  - enqueue_burst() is software-pipelined over the burst: it prefetches the
 //    pair and flow lines of packet i + 2d, the tail descriptor of packet i + d
 //    and then enqueues packet i, so the misses of a burst overlap;
@@ -368,13 +370,7 @@ class HierScheduler {
     pr.backlog_bytes += len;
     ++ctr_.enqueued;
     ctr_.enqueued_bytes += len;
-    if (pr.state == PairState::kIdle) {  // its new packet is its next one
-      if (head_fits(fl, pr)) {
-        admit(pair);
-      } else {
-        pr.state = PairState::kBlocked;
-      }
-    }
+    if (pr.state == PairState::kIdle) wake(pair);  // its new packet is its next one
     return true;
   }
 
@@ -411,7 +407,7 @@ class HierScheduler {
     if (active_mask_ == 0) return false;
     Pkt out{};
     uint32_t l = 0;
-    const uint32_t p = pop(out, l);
+    const uint32_t p = pacing_on_ ? pop<true>(out, l) : pop<false>(out, l);
     pkt = std::move(out);
     len = l;
     pair = p;
@@ -426,16 +422,8 @@ class HierScheduler {
     return dequeue_burst(pkts, lens, pair_ids, max);
   }
   size_t dequeue_burst(Pkt* pkts, uint32_t* lens, uint32_t* pair_ids, size_t max) {
-    size_t n = 0;
-    for (; n < max && active_mask_ != 0; ++n) {
-      Pkt out{};
-      uint32_t l = 0;
-      const uint32_t p = pop(out, l);
-      pkts[n] = std::move(out);
-      lens[n] = l;
-      pair_ids[n] = p;
-    }
-    return n;
+    // Pacing is decided once per burst (only set_pair_rate() turns it on).
+    return pacing_on_ ? pop_burst<true>(pkts, lens, pair_ids, max) : pop_burst<false>(pkts, lens, pair_ids, max);
   }
 
   uint64_t backlog_packets() const { return ctr_.enqueued - ctr_.dequeued; }
@@ -632,6 +620,22 @@ class HierScheduler {
   // dequeue()'s work (some class is active). The results go to the
   // caller's locals and are stored last: an output reference written early
   // could alias the scheduler's own fields and force reloads.
+  // kPacing: some pair has had a rate (pacing_on_); without it the pacing
+  // code is compiled out of the loop, so unpaced schedulers pay nothing.
+  template <bool kPacing>
+  size_t pop_burst(Pkt* pkts, uint32_t* lens, uint32_t* pair_ids, size_t max) {
+    size_t n = 0;
+    for (; n < max && active_mask_ != 0; ++n) {
+      Pkt out{};
+      uint32_t l = 0;
+      const uint32_t p = pop<kPacing>(out, l);
+      pkts[n] = std::move(out);
+      lens[n] = l;
+      pair_ids[n] = p;
+    }
+    return n;
+  }
+  template <bool kPacing>
   uint32_t pop(Pkt& out, uint32_t& out_len) {
     // Level 1: least start tag among active classes, ties to the lower class:
     // the least key, kept at the root of the tournament tree (idle classes
@@ -678,7 +682,7 @@ class HierScheduler {
     // Level 2: park the pair if it is empty, its window is full or its pace
     // makes it wait, else move the tenant's cursor on. Parking may
     // deactivate the tenant and the class.
-    const bool wait = pacing_on_ && pace_.charge(p, len, now_);
+    const bool wait = kPacing && pace_.charge(p, len, now_);
     if (pr.flow_head == kNone16) {
       deactivate_pair(p, PairState::kIdle);
     } else if (!head_fits(fl, pr)) {
@@ -690,39 +694,39 @@ class HierScheduler {
       t.cursor = pr.next;
     }
     if (t.cursor != kNone) c.cursor = t.next;  // tenant still active: next tenant's turn
-    if (c.cursor != kNone) prefetch_ahead(c.cursor);
+    if (c.cursor != kNone) prefetch_ahead<kPacing>(c.cursor);
     out_len = len;
     return p;
   }
 
   // Software pipeline over a class's tenant ring (hints only; no effect on
-  // the schedule). t1 is served at this class's next turn: its head
-  // descriptor is fetched now (its pair and flows were fetched at earlier
-  // turns), and the pairs and flows of the two tenants after it are fetched.
-  void prefetch_ahead(uint32_t t1) const {
-    const Tenant& tn1 = tenants_[t1];
-    const uint32_t p1 = tn1.cursor;
-    const Pair& pr1 = pairs_[p1];
-    if (pr1.flow_head != kNone16) __builtin_prefetch(&descs_[pair_flows(p1)[pr1.flow_head].link.next]);
-    const Tenant& tn2 = tenants_[tn1.next];
-    const Tenant& tn3 = tenants_[tn2.next];
-    __builtin_prefetch(&pairs_[tn2.cursor]);
-    __builtin_prefetch(pair_flows(tn2.cursor));
-    __builtin_prefetch(&pairs_[tn3.cursor]);
-    __builtin_prefetch(pair_flows(tn3.cursor));
-    if (pacing_on_) {
-      pace_.prefetch(tn2.cursor);
-      pace_.prefetch(tn3.cursor);
-    }
+  // the schedule). t1 is served at this class's next turn. Each turn
+  // fetches the pair and flow lines of the tenant three turns after t1 (tn4)
+  // and the head descriptor of the one after t1 (tn2), whose pair and flow
+  // lines were fetched two turns ago; a line then has about two of the
+  // class's turns to arrive before it is used.
+  // The prefetch helpers are always inlined: a separate function whose only
+  // effect is __builtin_prefetch counts as pure to GCC (12), which then drops
+  // the call (and every prefetch with it) as dead code.
+  template <bool kPacing>
+  [[gnu::always_inline]] void prefetch_ahead(uint32_t t1) const {
+    const Tenant& tn2 = tenants_[tenants_[t1].next];
+    const uint32_t p2 = tn2.cursor;
+    const Pair& pr2 = pairs_[p2];
+    if (pr2.flow_head != kNone16) __builtin_prefetch(&descs_[pair_flows(p2)[pr2.flow_head].link.next]);
+    const Tenant& tn4 = tenants_[tenants_[tn2.next].next];
+    __builtin_prefetch(&pairs_[tn4.cursor]);
+    __builtin_prefetch(pair_flows(tn4.cursor));
+    if constexpr (kPacing) pace_.prefetch(tn4.cursor);
   }
   // enqueue_burst's stages (hints only). Arguments may be invalid: those
   // packets are dropped by enqueue(), so nothing is fetched for them.
-  void prefetch_target(uint32_t pair, uint32_t flow) const {
+  [[gnu::always_inline]] void prefetch_target(uint32_t pair, uint32_t flow) const {
     if (pair >= cfg_.max_pairs || flow >= cfg_.flows_per_pair) return;
     __builtin_prefetch(&pairs_[pair], 1);
     __builtin_prefetch(&pair_flows(pair)[flow], 1);
   }
-  void prefetch_tail(uint32_t pair, uint32_t flow) const {
+  [[gnu::always_inline]] void prefetch_tail(uint32_t pair, uint32_t flow) const {
     if (pair >= cfg_.max_pairs || flow >= cfg_.flows_per_pair) return;
     const Flow& f = pair_flows(pair)[flow];
     if (f.count != 0) __builtin_prefetch(&descs_[f.tail], 1);
@@ -798,6 +802,18 @@ class HierScheduler {
     if (c.active == 0) {
       active_mask_ &= ~(1u << tenants_[ti].cls);
       set_key(tenants_[ti].cls, kIdleKey);
+    }
+  }
+  // An idle pair got a packet: into its ring, parked by its pace, or
+  // blocked by its window. Out of line (a pair wakes once per busy period,
+  // not per packet), which keeps enqueue() small enough to be inlined into
+  // the caller's loop.
+  [[gnu::noinline]] void wake(uint32_t p) {
+    Pair& pr = pairs_[p];
+    if (head_fits(pair_flows(p), pr)) {
+      admit(p);
+    } else {
+      pr.state = PairState::kBlocked;
     }
   }
   // A pair with backlog whose window admits its head: into its ring, or

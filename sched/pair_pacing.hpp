@@ -71,7 +71,8 @@ class PairPacing {
     return s.eligible_at > now;
   }
   // A hint: the pair's state will be charged soon (the scheduler's look-ahead).
-  void prefetch(uint32_t pair) const { __builtin_prefetch(&st_[pair], 1); }
+  // Always inlined, or GCC drops the call as pure (hier_scheduler.hpp).
+  [[gnu::always_inline]] void prefetch(uint32_t pair) const { __builtin_prefetch(&st_[pair], 1); }
   bool waiting(uint32_t pair, uint64_t now) const {
     return st_[pair].ns_per_byte_fp != 0 && st_[pair].eligible_at > now;
   }
