@@ -54,6 +54,11 @@ class SentHistory {
 
   void clear() { n_ = 0; head_ = 0; floor_ = 0; }
 
+  // The time of the oldest sample not yet consumed by bytes_sent_by(): the
+  // earliest t for which bytes_sent_by(t) can move (VmPair::next_deadline).
+  bool empty() const { return n_ == 0; }
+  Nanos oldest_time() const { return ring_[head_].t; }  // valid unless empty()
+
   // The lines record() touches next (a hint; see VmPair::prefetch_paths).
   void prefetch_tail() const {
     __builtin_prefetch(&head_);

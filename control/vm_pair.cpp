@@ -432,6 +432,48 @@ void VmPair::poll(Nanos now, bool backlogged) {
   }
 }
 
+Nanos VmPair::next_deadline(Nanos now, bool backlogged) const {
+  Nanos d = kNever;
+  const auto at = [&d, now](Nanos t) { d = std::min(d, std::max(t, now)); };
+  for (size_t i = 0; i < n_paths_; ++i) {
+    const Path& p = paths_[i];
+    if (p.pacer.outstanding()) at(p.pacer.deadline());   // probe or query loss
+    if (p.want_query && !p.pacer.outstanding()) return now;  // next_message sends the query
+    if (p.finish.state() == FinishState::pending)             // first send, retry, give-up
+      at(p.finish.attempt() == 0 ? now : p.finish.retry_at());
+  }
+  if (active_ >= 0) {  // advance_acks() (it does nothing without an active path)
+    if (unreported_acked_ != 0) return now;
+    if (!history_.empty()) {
+      const Path& p = paths_[static_cast<size_t>(active_)];
+      const Nanos base = std::max(p.pacer.last_rtt(), T_ + p.queue_delay);
+      // rtt_estimate(t) = max(base, t - sent_at) while a probe is out, so the
+      // mark t - estimate stays <= sent_at: an older sample waits for it.
+      const bool probe_out = p.pacer.outstanding() && !p.query;
+      if (!probe_out || p.pacer.sent_at() >= history_.oldest_time()) at(history_.oldest_time() + base);
+    }
+  }
+  switch (state_) {
+    case State::selecting:
+      if (backlogged && (n_paths_ == 1 || !queries_pending())) return now;
+      return d;
+    case State::idle:
+      return backlogged ? now : d;
+    case State::active:
+      break;
+  }
+  if (migrating_ && !queries_pending()) return now;
+  at(next_tick_);
+  if (n_paths_ > 1 && !migrating_) at(next_refresh_);
+  if (!backlogged && inflight() == 0) at(last_data_ + prm_.idle_finish_ns);
+  if (now < hold_until_) at(hold_until_);  // window(t) opens: the probe rule may change
+  const Path& p = paths_[static_cast<size_t>(active_)];
+  const bool blocked = prm_.probe_on_window_full &&
+                       (backlogged ? static_cast<double>(inflight()) >= window(now) : inflight() > 0);
+  if (!p.pacer.outstanding() && p.pacer.probe_due(blocked)) return now;
+  return d;
+}
+
 void VmPair::set_path_drained(size_t path, bool drained) {
   if (path >= n_paths_) return;
   paths_[path].drained = drained;

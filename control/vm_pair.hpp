@@ -101,6 +101,36 @@ class VmPair {
   // idle finish, candidate refresh.
   void poll(Nanos now, bool backlogged);
 
+  // ---- timers (the owner polls only the pairs with something due) ----
+  // The earliest time at or after which poll(t, backlogged), advance_acks(t)
+  // or next_message(t, backlogged) may act (change state, move acks, send a
+  // message), given that nothing else happens before: no message, no data
+  // sent, no change of backlogged, token or drain. now when something is due
+  // at once; kNever when only such an event can wake the pair. Exact or
+  // earlier, never later: a poll at the deadline may find nothing to do (the
+  // owner re-arms), a pair not polled before it would behave as if polled.
+  // The deadlines (all computed from the state, no clock read):
+  //  - a probe or candidate query outstanding: its loss at 8 base RTTs (§4.1);
+  //  - a finish pending: its first send at once, then its retry or give-up
+  //    time (probe/finish_tracker.hpp);
+  //  - acks: the oldest unacknowledged send-history sample plus the RTT
+  //    estimate (never while the outstanding probe is older than that sample:
+  //    the estimate grows with the probe's age); at once when poll() moved
+  //    the mark and the owner has not taken the bytes;
+  //  - selecting or idle with data: at once (join, select, queries);
+  //  - active: the per-RTT tick (migration trigger (i), Scenario 2, trigger
+  //    (ii)), the candidate refresh (multipath), the idle finish once no byte
+  //    is queued or in flight (last data + idle_finish_ns), the end of the
+  //    reorder-avoidance hold (the window opens), a due probe at once.
+  static constexpr Nanos kNever = ~Nanos{0};
+  Nanos next_deadline(Nanos now, bool backlogged) const;
+  // Whether the pair's queue going from empty to backlogged may make
+  // something due (so the owner must poll it): true unless it is active and
+  // its window still admits data (then sending it is the data path's work).
+  bool wakes_on_backlog() const {
+    return state_ != State::active || hold_until_ != 0 || static_cast<double>(inflight()) >= adm_.window();
+  }
+
   // ---- operator actions (ufab-edge runtime reconfiguration, graceful stop) ----
   // A drained path is not usable for selection; the pair leaves it if it is
   // active on it (a migration as after a failure notice, without the host
