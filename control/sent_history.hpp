@@ -76,10 +76,12 @@ class SentHistory {
     --n_;
   }
 
+  // The header first: an owner keeps it next to its other per-frame fields
+  // (VmPair), and the ring after.
   Nanos gran_;
-  std::array<Sample, kSlots> ring_{};
-  size_t head_ = 0, n_ = 0;
+  uint32_t head_ = 0, n_ = 0;
   uint64_t floor_ = 0;  // count of the newest sample already consumed
+  std::array<Sample, kSlots> ring_{};
 };
 
 }  // namespace ufab
