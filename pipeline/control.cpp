@@ -69,8 +69,10 @@ void Control::token_round() {
     by_vm.clear();
     const uint32_t n_in = s.incoming_published.load(std::memory_order_acquire);
     const Incoming* in = s.incoming.data();
+    // Only the VMs this worker owns (as one pass per VM over its owner's slots did).
     for (uint32_t i = 0; i < n_in; ++i)
-      if (s.in_share[i].requested.load(std::memory_order_relaxed) > 0) by_vm.push_back(uint64_t{in[i].local_vm} << 32 | i);
+      if (e_.layout.vm_owner[in[i].local_vm] == s.worker && s.in_share[i].requested.load(std::memory_order_relaxed) > 0)
+        by_vm.push_back(uint64_t{in[i].local_vm} << 32 | i);
     std::sort(by_vm.begin(), by_vm.end());
     for (size_t k = 0; k < by_vm.size();) {
       const auto v = static_cast<uint32_t>(by_vm[k] >> 32);
