@@ -54,6 +54,11 @@ class SentHistory {
 
   void clear() { n_ = 0; head_ = 0; floor_ = 0; }
 
+  // The time of the oldest sample not yet consumed by bytes_sent_by(): the
+  // earliest t for which bytes_sent_by(t) can move (VmPair::next_deadline).
+  bool empty() const { return n_ == 0; }
+  Nanos oldest_time() const { return ring_[head_].t; }  // valid unless empty()
+
   // The lines record() touches next (a hint; see VmPair::prefetch_paths).
   void prefetch_tail() const {
     __builtin_prefetch(&head_);
@@ -71,10 +76,12 @@ class SentHistory {
     --n_;
   }
 
+  // The header first: an owner keeps it next to its other per-frame fields
+  // (VmPair), and the ring after.
   Nanos gran_;
-  std::array<Sample, kSlots> ring_{};
-  size_t head_ = 0, n_ = 0;
+  uint32_t head_ = 0, n_ = 0;
   uint64_t floor_ = 0;  // count of the newest sample already consumed
+  std::array<Sample, kSlots> ring_{};
 };
 
 }  // namespace ufab

@@ -19,18 +19,19 @@ uint32_t wire_seq(uint32_t seq, size_t path) { return (seq << kPathBits) | stati
 
 VmPair::VmPair(const EdgeParams& params, uint32_t pair_id, Nanos base_rtt,
                std::span<const uint8_t> path_hops, HostMigrationGate* gate, uint64_t seed)
-    : prm_(params),
+    : probe_on_window_full_(params.probe_on_window_full),
+      n_paths_(std::min(path_hops.size(), kMaxCandidatePaths)),
+      history_((base_rtt > 0 ? base_rtt : 1) / 32),
+      prm_(params),
       pair_id_(pair_id),
       T_(base_rtt > 0 ? base_rtt : 1),
       gate_(gate),
       rng_(seed),
-      mon_(params.violation_rtts, params.better_path_hold_ns),
-      history_(T_ / 32) {
+      mon_(params.violation_rtts, params.better_path_hold_ns) {
   for (uint8_t c = 0; c < 16; ++c) {
     cap_Bps_[c] = prm_.eta * static_cast<double>(wire::capacity_code_bps(c)) / 8.0;
     inv_cap_ns_[c] = cap_Bps_[c] > 0 ? 1e9 / cap_Bps_[c] : 0.0;  // ns per queued byte
   }
-  n_paths_ = std::min(path_hops.size(), kMaxCandidatePaths);
   for (size_t i = 0; i < n_paths_; ++i) {
     Path& p = paths_[i];
     p.n_hop = static_cast<uint8_t>(std::min<size_t>(path_hops[i], wire::kMaxHops));
@@ -102,7 +103,7 @@ bool VmPair::next_message(Nanos now, bool backlogged, wire::Message& msg, int& p
   Path& p = paths_[static_cast<size_t>(active_)];
   // Blocked also covers the tail: no more data but bytes still unacknowledged,
   // so the pair learns they left the network and can go idle.
-  const bool blocked = prm_.probe_on_window_full &&
+  const bool blocked = probe_on_window_full_ &&
                        (backlogged ? static_cast<double>(inflight()) >= window(now) : inflight() > 0);
   if (p.pacer.outstanding() || !p.pacer.probe_due(blocked)) return false;
   fill_probe(active_, wire::MsgType::probe, p.registered ? 0 : wire::kMsgNewPair, now, msg);
@@ -435,6 +436,48 @@ void VmPair::poll(Nanos now, bool backlogged) {
     start_finish(active_, now);  // idle: tell the switches we left (§3.6)
     state_ = State::idle;
   }
+}
+
+Nanos VmPair::next_deadline(Nanos now, bool backlogged) const {
+  Nanos d = kNever;
+  const auto at = [&d, now](Nanos t) { d = std::min(d, std::max(t, now)); };
+  for (size_t i = 0; i < n_paths_; ++i) {
+    const Path& p = paths_[i];
+    if (p.pacer.outstanding()) at(p.pacer.deadline());   // probe or query loss
+    if (p.want_query && !p.pacer.outstanding()) return now;  // next_message sends the query
+    if (p.finish.state() == FinishState::pending)             // first send, retry, give-up
+      at(p.finish.attempt() == 0 ? now : p.finish.retry_at());
+  }
+  if (active_ >= 0) {  // advance_acks() (it does nothing without an active path)
+    if (unreported_acked_ != 0) return now;
+    if (!history_.empty()) {
+      const Path& p = paths_[static_cast<size_t>(active_)];
+      const Nanos base = std::max(p.pacer.last_rtt(), T_ + p.queue_delay);
+      // rtt_estimate(t) = max(base, t - sent_at) while a probe is out, so the
+      // mark t - estimate stays <= sent_at: an older sample waits for it.
+      const bool probe_out = p.pacer.outstanding() && !p.query;
+      if (!probe_out || p.pacer.sent_at() >= history_.oldest_time()) at(history_.oldest_time() + base);
+    }
+  }
+  switch (state_) {
+    case State::selecting:
+      if (backlogged && (n_paths_ == 1 || !queries_pending())) return now;
+      return d;
+    case State::idle:
+      return backlogged ? now : d;
+    case State::active:
+      break;
+  }
+  if (migrating_ && !queries_pending()) return now;
+  at(next_tick_);
+  if (n_paths_ > 1 && !migrating_) at(next_refresh_);
+  if (!backlogged && inflight() == 0) at(last_data_ + prm_.idle_finish_ns);
+  if (now < hold_until_) at(hold_until_);  // window(t) opens: the probe rule may change
+  const Path& p = paths_[static_cast<size_t>(active_)];
+  const bool blocked = prm_.probe_on_window_full &&
+                       (backlogged ? static_cast<double>(inflight()) >= window(now) : inflight() > 0);
+  if (!p.pacer.outstanding() && p.pacer.probe_due(blocked)) return now;
+  return d;
 }
 
 void VmPair::set_path_drained(size_t path, bool drained) {

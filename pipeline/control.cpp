@@ -29,12 +29,18 @@ void Control::init() {
     most = std::max(most, s.vm_pairs[v].size());
   }
   scratch_.reserve(most);
+  in_scratch_.reserve(c.max_incoming);
 }
 
 void Control::token_round() {
+  // Work over the active pairs only: a VM whose worker published no active
+  // sending pair is skipped (Alg. 1 over no pair assigns nothing), and the
+  // receiver-side pairs are found in one pass over each worker's learned
+  // slots, grouped by local VM, instead of one pass per VM.
   const double unit = e_.cfg.params.unit_bw_Bps;
   for (size_t v = 0; v < senders_.size(); ++v) {
     EdgeState& s = *e_.shards[e_.layout.vm_owner[v]];
+    if (s.vm_active[v].load(std::memory_order_relaxed) == 0) continue;
     std::vector<uint32_t>& active = scratch_;
     active.clear();
     for (const uint32_t p : s.vm_pairs[v])
@@ -47,20 +53,42 @@ void Control::token_round() {
       pt[k] = PairToken{sh.rate_Bps.load(std::memory_order_relaxed), 0, sh.admitted.load(std::memory_order_relaxed)};
     }
     if (!active.empty()) snd.assign(unit);
-    for (size_t k = 0; k < active.size(); ++k) s.share[active[k]].assigned.store(pt[k].phi_S, std::memory_order_relaxed);
+    for (size_t k = 0; k < active.size(); ++k) {
+      PairShare& sh = s.share[active[k]];
+      // Only a changed phi_S goes to the worker (its apply_tokens() reads
+      // the pairs named in its queue; this lcore is the only writer).
+      if (sh.assigned.load(std::memory_order_relaxed) == pt[k].phi_S) continue;
+      sh.assigned.store(pt[k].phi_S, std::memory_order_relaxed);
+      s.assigned_q->changed(sh, active[k]);
+    }
+  }
 
-    active.clear();
+  for (const auto& shard : e_.shards) {
+    EdgeState& s = *shard;
+    std::vector<uint64_t>& by_vm = in_scratch_;  // local VM << 32 | slot, then sorted: slot order within a VM
+    by_vm.clear();
     const uint32_t n_in = s.incoming_published.load(std::memory_order_acquire);
     const Incoming* in = s.incoming.data();
+    // Only the VMs this worker owns (as one pass per VM over its owner's slots did).
     for (uint32_t i = 0; i < n_in; ++i)
-      if (in[i].local_vm == v && s.in_share[i].requested.load(std::memory_order_relaxed) > 0) active.push_back(i);
-    VmTokens& rcv = receivers_[v];
-    rcv.resize(active.size());
-    auto rt = rcv.pairs();
-    for (size_t k = 0; k < active.size(); ++k)
-      rt[k] = PairToken{0, s.in_share[active[k]].requested.load(std::memory_order_relaxed), kTokenUnbound};
-    if (!active.empty()) rcv.admit();
-    for (size_t k = 0; k < active.size(); ++k) s.in_share[active[k]].admitted.store(rt[k].phi_D, std::memory_order_relaxed);
+      if (e_.layout.vm_owner[in[i].local_vm] == s.worker && s.in_share[i].requested.load(std::memory_order_relaxed) > 0)
+        by_vm.push_back(uint64_t{in[i].local_vm} << 32 | i);
+    std::sort(by_vm.begin(), by_vm.end());
+    for (size_t k = 0; k < by_vm.size();) {
+      const auto v = static_cast<uint32_t>(by_vm[k] >> 32);
+      size_t end = k;
+      while (end < by_vm.size() && static_cast<uint32_t>(by_vm[end] >> 32) == v) ++end;
+      VmTokens& rcv = receivers_[v];
+      rcv.resize(end - k);
+      auto rt = rcv.pairs();
+      for (size_t j = k; j < end; ++j)
+        rt[j - k] = PairToken{0, s.in_share[static_cast<uint32_t>(by_vm[j])].requested.load(std::memory_order_relaxed),
+                              kTokenUnbound};
+      rcv.admit();
+      for (size_t j = k; j < end; ++j)
+        s.in_share[static_cast<uint32_t>(by_vm[j])].admitted.store(rt[j - k].phi_D, std::memory_order_relaxed);
+      k = end;
+    }
   }
   ++rounds;
 }
@@ -105,7 +133,10 @@ std::string Control::set_drained(const std::string& host, const std::string& pat
   *host_index = h;
   e_.on_workers([&](EdgeState& s) {
     for (uint32_t i = 0; i < s.pairs.size(); ++i)
-      if (s.meta[i].host == h) s.pairs[i].set_path_drained(p, on);
+      if (s.meta[i].host == h) {
+        s.pairs[i].set_path_drained(p, on);
+        s.wake(i);
+      }
   });
   UFAB_LOG(NOTICE, "host %s path %zu %s", c.hosts[h].name.c_str(), p, on ? "drained" : "undrained");
   return "";

@@ -49,6 +49,7 @@ class Control {
   Edge& e_;
   std::vector<VmTokens> senders_, receivers_;  // per local VM
   std::vector<uint32_t> scratch_;
+  std::vector<uint64_t> in_scratch_;
 };
 
 }  // namespace ufab::pipeline

@@ -6,38 +6,80 @@
 // runs on the control lcore (control.cpp) over what publish_tokens() leaves
 // in the shares; apply_tokens() takes its phi_S back. ack_sweep() (every
 // edge.ack_sweep_ns, when set) only moves the pairs' acks and windows.
+//
+// Each step works over what changed, not over every pair (issue 4): the
+// pairs whose deadline came (EdgeState::timers, VmPair::next_deadline), the
+// pairs whose Alg. 1 inputs may have changed (dirty), the pairs the control
+// lcore gave a new phi_S (assigned_q), the pairs with bytes in flight.
+// Polling a pair before its deadline changes nothing, so this is the old
+// poll-every-pair tick minus the pairs that had nothing to do.
 #include "pipeline/stages.hpp"
 
 namespace ufab::pipeline {
 
 void publish_tokens(EdgeState& s) {
-  for (uint32_t p = 0; p < s.pairs.size(); ++p) {
+  for (const uint32_t p : s.dirty) {
     const VmPair& vp = s.pairs[p];
     PairShare& sh = s.share[p];
-    sh.active.store(s.sched.backlog_bytes(p) != 0 || vp.inflight() != 0, std::memory_order_relaxed);
+    const bool active = s.sched.backlog_bytes(p) != 0 || vp.inflight() != 0;
+    sh.active.store(active, std::memory_order_relaxed);
     sh.rate_Bps.store(vp.rate_Bps(), std::memory_order_relaxed);
     sh.admitted.store(vp.admitted_token(), std::memory_order_relaxed);
+    if (active != static_cast<bool>(s.published_active[p])) {
+      std::atomic<uint32_t>& n = s.vm_active[s.meta[p].local_vm];
+      n.store(n.load(std::memory_order_relaxed) + (active ? 1 : -1), std::memory_order_relaxed);
+      s.published_active[p] = active;
+    }
+    s.dirty_flag[p] = 0;
   }
+  s.dirty.clear();
 }
 
 void apply_tokens(EdgeState& s) {
-  for (uint32_t p = 0; p < s.pairs.size(); ++p)
+  s.assigned_q->drain(s.share.get(), [&s](uint32_t p) {
     s.pairs[p].set_assigned_token(s.share[p].assigned.load(std::memory_order_relaxed));
+  });
 }
 
 void ack_sweep(EdgeState& s, Nanos now) {
-  for (uint32_t p = 0; p < s.pairs.size(); ++p)
-    if (s.pairs[p].inflight() != 0) refresh_window(s, p, now);
+  for (size_t k = 0; k < s.in_flight.size();) {
+    const uint32_t p = s.in_flight[k];
+    if (s.pairs[p].inflight() != 0) {
+      refresh_window(s, p, now);
+      s.mark_dirty(p);
+    }
+    if (s.pairs[p].inflight() != 0) {
+      ++k;
+      continue;
+    }
+    s.in_flight_flag[p] = 0;  // all acked: off the list until it sends again
+    s.in_flight[k] = s.in_flight.back();
+    s.in_flight.pop_back();
+  }
+}
+
+void rearm(EdgeState& s, uint32_t p, Nanos now) {
+  const VmPair& vp = s.pairs[p];
+  Nanos d = vp.next_deadline(now, !s.stopping && s.sched.backlog_bytes(p) != 0);
+  // An active pair's history takes a sample every base RTT (the per-RTT tick
+  // polls it then anyway); an inactive pair's window, rate and path stay as
+  // they are until it is polled, so its samples would repeat the last one.
+  if (vp.state() == VmPair::State::active) d = std::min(d, std::max(s.history[p].next(), now));
+  s.timers.arm(p, d);
 }
 
 void poll_pairs(EdgeState& s, Nanos now) {
-  for (uint32_t p = 0; p < s.pairs.size(); ++p) {
+  s.due.clear();
+  s.timers.collect(now, s.due);
+  for (const uint32_t p : s.due) {
     VmPair& vp = s.pairs[p];
     // While stopping, a finished pair must not rejoin for what is still queued.
     vp.poll(now, !s.stopping && s.sched.backlog_bytes(p) != 0);
     refresh_window(s, p, now);
     control_tx(s, p, now);
     s.history[p].maybe_record(now, vp.base_rtt(), vp.window(now), vp.rate_Bps() * 8, vp.active_path());
+    s.mark_dirty(p);
+    rearm(s, p, now);
   }
 }
 

@@ -26,12 +26,14 @@ void control_tx(EdgeState& s, uint32_t pair, Nanos now) {
     rte_mbuf* m = rte_pktmbuf_alloc(s.pool);
     if (unlikely(m == nullptr)) {  // the pair sees a lost probe and retries (§4.1)
       s.stats.drop(fp, Drop::mbuf_exhausted);
+      s.wake(pair);  // as the next tick would have: look again then
       continue;
     }
     const auto p = static_cast<size_t>(path);
     if (unlikely(!write_control(m, h.outer, h.src_ports[p], h.routes[p], s.cfg.tenants[pm.tenant].vni, msg))) {
       s.stats.drop(fp, Drop::no_headroom);
       rte_pktmbuf_free(m);
+      s.wake(pair);
       continue;
     }
     s.tx[fp].push(m);

@@ -59,6 +59,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       wire_pairs(unique("wp"), static_cast<uint32_t>(std::max<size_t>(count_pairs(c, l, w), 1)), sizeof(uint32_t)),
       host_by_ip(unique("host"), static_cast<uint32_t>(c.hosts.size()), sizeof(uint32_t)),
       incoming_tbl(unique("in"), c.max_incoming, sizeof(IncomingKey)),
+      timers(static_cast<uint32_t>(count_pairs(c, l, w)), std::max<Nanos>(c.token_period_ns, 1)),
       gate_(std::make_unique<HostMigrationGate>(c.params.freeze_max_rtts, c.seed + w)) {
   // Each worker paces its share of the NIC rate; the bucket holds two
   // full-size frames or 20 us at that rate (a worker's nap), whichever is more.
@@ -136,6 +137,20 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
     vm_tokens[v].store(c.tenant(c.vms[v].vni)->tokens(c.params.unit_bw_Bps), std::memory_order_relaxed);
   in_requesting.assign(c.vms.size(), 0);
   history.resize(pairs.size());
+  assigned_q = std::make_unique<AssignedQueue>(static_cast<uint32_t>(pairs.size()));
+  vm_active = std::make_unique<std::atomic<uint32_t>[]>(c.vms.size());
+  const size_t n = pairs.size();
+  due.reserve(n);
+  dirty.reserve(n);
+  dirty_flag.assign(n, 0);
+  published_active.assign(n, 0);
+  in_flight.reserve(n);
+  in_flight_flag.assign(n, 0);
+  // The first tick polls and publishes every pair, as every tick once did.
+  for (uint32_t p = 0; p < n; ++p) {
+    timers.arm(p, 0);
+    mark_dirty(p);
+  }
 }
 
 EdgeState::~EdgeState() {

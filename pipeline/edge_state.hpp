@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "control/migration.hpp"
+#include "control/pair_timers.hpp"
 #include "control/token_control.hpp"
 #include "control/vm_pair.hpp"
 #include "edge/config.hpp"
@@ -114,6 +115,46 @@ class EdgeState {
   std::vector<uint32_t> in_requesting;
   std::vector<std::vector<uint32_t>> vm_pairs;  // sender pairs per local VM (empty when not ours)
   std::vector<PairHistory> history;             // per pair (/ufab/pair)
+  std::unique_ptr<AssignedQueue> assigned_q;    // pairs whose phi_S changed (control lcore -> this worker)
+  // Per local VM: its pairs published active (Alg. 1 skips VMs with none).
+  std::unique_ptr<std::atomic<uint32_t>[]> vm_active;
+
+  // Per-period control work in proportion to what changed (control_tick.cpp):
+  //  - timers: each pair armed at VmPair::next_deadline (or its history
+  //    sample); the tick polls only the pairs collected as due;
+  //  - dirty: pairs whose Alg. 1 inputs (activity, rate, phi_D) may have
+  //    changed since the last publish_tokens();
+  //  - in_flight: pairs that sent data since their bytes were last all acked
+  //    (ack_sweep's work list; kept only when edge.ack_sweep_ns is set).
+  PairTimers timers;
+  std::vector<uint32_t> due;
+  std::vector<uint32_t> dirty;
+  std::vector<uint8_t> dirty_flag, published_active;
+  std::vector<uint32_t> in_flight;
+  std::vector<uint8_t> in_flight_flag;
+
+  void mark_dirty(uint32_t p) {
+    if (dirty_flag[p]) return;
+    dirty_flag[p] = 1;
+    dirty.push_back(p);
+  }
+  // Poll the pair at the next tick (an event may have made something due).
+  void wake(uint32_t p) { timers.arm_min(p, 0); }
+  void wake_all() {
+    for (uint32_t p = 0; p < pairs.size(); ++p) wake(p);
+  }
+  // A frame was enqueued for pair p (vm_rx): its queue may have gone from
+  // empty to backlogged, which wakes a pair that is not sending
+  // (VmPair::wakes_on_backlog) and makes an inactive pair active for Alg. 1.
+  void on_enqueued(uint32_t p) {
+    if (!published_active[p]) mark_dirty(p);
+    if (pairs[p].wakes_on_backlog()) wake(p);
+  }
+  void on_sent(uint32_t p) {
+    if (cfg.ack_sweep_ns == 0 || in_flight_flag[p]) return;
+    in_flight_flag[p] = 1;
+    in_flight.push_back(p);
+  }
 
   FlowOffload offload;       // rte_flow rules per port (pipeline/flow_offload.hpp): rules and counters in worker 0, every worker has the modes
   EdgeStats stats;

@@ -121,6 +121,8 @@ void to_pair(EdgeState& s, rte_mbuf* m, const wire::Message& msg, Nanos now) {
   if (r.acked_bytes != 0) s.sched.on_acked(p, r.acked_bytes);
   refresh_window(s, p, now);
   control_tx(s, p, now);
+  s.mark_dirty(p);  // acks, phi_D
+  rearm(s, p, now);
 }
 
 }  // namespace

@@ -29,6 +29,8 @@ class PairHistory {
     ++n_;
     next_ = now + interval;
   }
+  // When maybe_record() takes the next sample (0: at once).
+  Nanos next() const { return n_ != 0 ? next_ : 0; }
   uint32_t size() const { return n_ < kSamples ? n_ : kSamples; }
   // k = 0 is the oldest kept sample.
   const PairSample& at(uint32_t k) const { return ring_[(n_ - size() + k) % kSamples]; }

@@ -40,9 +40,12 @@ uint32_t sched_tx(EdgeState& s, Nanos now) {
       s.sched.on_acked(p, lens[i]);  // never sent: give the scheduler its bytes back
       s.stats.drop(fp, Drop::no_headroom);
       rte_pktmbuf_free(pkts[i]);
+      s.mark_dirty(p);  // its queue may be empty now
+      s.wake(p);
       continue;
     }
     vp.on_data_sent(lens[i], now);
+    s.on_sent(p);
     s.pacer.spend(lens[i]);
     ++s.stats.encapsulated;
     s.tx[fp].push(pkts[i]);

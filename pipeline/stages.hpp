@@ -43,5 +43,7 @@ void publish_tokens(EdgeState& s);
 // The pairs' timers (VmPair::poll), windows, due control messages, history.
 void poll_pairs(EdgeState& s, Nanos now);
 void ack_sweep(EdgeState& s, Nanos now);
+// Arms the pair's timer at its next deadline (after an event changed it).
+void rearm(EdgeState& s, uint32_t pair, Nanos now);
 
 }  // namespace ufab::pipeline

@@ -34,6 +34,7 @@ bool StopSequence::step(Edge& e, Nanos now) {
           finished += p.state() == VmPair::State::active;
           p.finish_now(now);
         }
+        s.wake_all();  // finishes to send, and no pair rejoins for what is queued
       });
       std::printf("ufab-edge stop: drained (queued=%" PRIu64 "), finishing %" PRIu64 " active pairs\n", queued, finished);
       std::fflush(stdout);

@@ -137,7 +137,9 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
   bool accepted[TxBuffer::kCap];
   s.sched.enqueue_burst(pair, flows, cand, lens, q, accepted);
   for (uint32_t i = 0; i < q; ++i)
-    if (unlikely(!accepted[i])) {
+    if (likely(accepted[i])) {
+      s.on_enqueued(pair[i]);  // the pair's timer and Alg. 1 activity (edge_state.hpp)
+    } else {
       s.stats.drop(port, Drop::queue_full);
       rte_pktmbuf_free(cand[i]);
     }

@@ -1,0 +1,313 @@
+// VmPair::next_deadline: hand-computed deadlines, and a pair polled only at
+// its deadlines behaves exactly as one polled at every token period.
+// Values: B_u = 1 Gb/s, phi = 2, T = 24 us, defaults otherwise (probe loss
+// 8 T = 192 us, L_w = 4096 B, idle finish 10 ms, candidate refresh 1000 T).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <deque>
+#include <vector>
+
+#include "control/vm_pair.hpp"
+#include "probe/reflect.hpp"
+#include "probe/units.hpp"
+
+using namespace ufab;
+
+namespace {
+constexpr Nanos kT = 24 * kUs;
+constexpr Nanos kNever = VmPair::kNever;
+
+// Every hop stamped with Phi = 8 tokens, W = 40000 B, idle, 10 Gb/s.
+wire::Message respond(wire::Message m, uint32_t admitted = kWireUnbound, double phi = 8, double q = 0) {
+  for (size_t i = 0; i < m.n_hop; ++i) {
+    m.hop[i].w = wire::window_to_wire(40000);
+    m.hop[i].phi = wire::tokens_to_wire(phi);
+    m.hop[i].tx = wire::tx_to_wire(0);
+    m.hop[i].q = wire::queue_to_wire(static_cast<uint64_t>(q));
+    m.hop[i].cap_code = 5;
+    m.hop[i].flags = wire::kHopStamped;
+  }
+  m.hop_index = m.n_hop;
+  return wire::reflect(m, admitted);
+}
+
+VmPair single_path(const EdgeParams& prm) {
+  const std::array<uint8_t, 1> h{2};
+  VmPair p(prm, 9, kT, h, nullptr, 1);
+  p.set_assigned_token(2);
+  return p;
+}
+}  // namespace
+
+TEST(PairDeadline, SelectingWaitsForDataThenIsDueAtOnce) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  EXPECT_EQ(p.next_deadline(5 * kUs, false), kNever);  // nothing until data comes
+  EXPECT_TRUE(p.wakes_on_backlog());
+  EXPECT_EQ(p.next_deadline(5 * kUs, true), 5 * kUs);  // join now
+}
+
+TEST(PairDeadline, ActivePairTicksEveryRttAndProbesAtOnce) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  p.poll(0, true);  // join: next RTT tick at 24 us
+  ASSERT_EQ(p.state(), VmPair::State::active);
+  EXPECT_EQ(p.next_deadline(0, true), 0u);  // the registering probe is due
+  wire::Message m;
+  int path;
+  ASSERT_TRUE(p.next_message(0, true, m, path));
+  // Outstanding probe (lost at 192 us), RTT tick at 24 us.
+  EXPECT_EQ(p.next_deadline(0, true), 24 * kUs);
+  // Not backlogged, nothing in flight: also the idle finish at 10 ms; the tick first.
+  EXPECT_EQ(p.next_deadline(1 * kUs, false), 24 * kUs);
+  EXPECT_FALSE(p.wakes_on_backlog());  // window 6000 B open, nothing in flight
+  p.poll(24 * kUs, true);
+  EXPECT_EQ(p.next_deadline(24 * kUs, true), 48 * kUs);
+}
+
+TEST(PairDeadline, AcksAtTheOldestSampleOneRttEstimateLater) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  p.poll(0, true);
+  wire::Message m;
+  int path;
+  ASSERT_TRUE(p.next_message(0, true, m, path));
+  ASSERT_TRUE(p.on_message(respond(m), 20 * kUs).accepted);  // RTT sample 20 us < T: estimate T = 24 us
+  p.poll(24 * kUs, true);  // next tick 48 us
+  p.on_data_sent(1000, 30 * kUs);
+  // Sample (30 us, 1000 B) acks at 30 + 24 = 54 us; the tick at 48 us comes first.
+  EXPECT_EQ(p.next_deadline(30 * kUs, true), 48 * kUs);
+  p.poll(48 * kUs, true);  // next tick 72 us
+  EXPECT_EQ(p.next_deadline(48 * kUs, true), 54 * kUs);
+  EXPECT_EQ(p.advance_acks(54 * kUs - 1), 0u);  // exact: not one ns earlier
+  p.poll(54 * kUs, true);
+  // poll moved the mark: due at once until the owner takes the bytes.
+  EXPECT_EQ(p.next_deadline(54 * kUs, true), 54 * kUs);
+  EXPECT_EQ(p.advance_acks(54 * kUs), 1000u);
+  EXPECT_EQ(p.next_deadline(54 * kUs, true), 72 * kUs);
+}
+
+TEST(PairDeadline, AnOutstandingProbeHoldsBackLaterSamples) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  p.poll(0, true);
+  wire::Message m;
+  int path;
+  ASSERT_TRUE(p.next_message(0, true, m, path));
+  ASSERT_TRUE(p.on_message(respond(m), 20 * kUs).accepted);
+  p.on_data_sent(5000, 22 * kUs);  // >= L_w: a probe is due
+  EXPECT_EQ(p.next_deadline(22 * kUs, true), 22 * kUs);
+  ASSERT_TRUE(p.next_message(22 * kUs, true, m, path));  // probe sent at 22 us
+  p.poll(24 * kUs, true);                                // tick; next at 48 us
+  p.on_data_sent(500, 30 * kUs);
+  // Oldest sample 22 us (the probe's own time): acks at 22 + 24 = 46 us.
+  EXPECT_EQ(p.next_deadline(30 * kUs, true), 46 * kUs);
+  p.poll(46 * kUs, true);
+  EXPECT_EQ(p.advance_acks(46 * kUs), 5000u);
+  // The 30 us sample is newer than the probe still out: the estimate grows
+  // with the probe's age (now - 22 us), so only its response or its loss at
+  // 22 + 192 = 214 us can move the mark. Left: the RTT ticks.
+  EXPECT_EQ(p.next_deadline(46 * kUs, true), 48 * kUs);
+  for (Nanos t = 48 * kUs; t < 214 * kUs; t += kT) {
+    p.poll(t, true);
+    EXPECT_EQ(p.advance_acks(t), 0u);
+  }
+  EXPECT_EQ(p.bytes_acked(), 5000u);
+}
+
+TEST(PairDeadline, IdleFinishThenRetriesAtEightRttsDoubling) {
+  EdgeParams prm;
+  prm.finish_max_retries = 1;
+  VmPair p = single_path(prm);
+  p.poll(0, true);
+  wire::Message m;
+  int path;
+  ASSERT_TRUE(p.next_message(0, true, m, path));
+  p.on_data_sent(3000, 1 * kUs);
+  p.on_message(respond(m), 20 * kUs);  // acks nothing (probe before the data)
+  ASSERT_TRUE(p.next_message(21 * kUs, false, m, path));  // tail probe
+  p.on_message(respond(m), 40 * kUs);
+  ASSERT_EQ(p.inflight(), 0u);
+  // Ticks every 24 us until the idle finish at 1 us + 10 ms.
+  const Nanos t_idle = 1 * kUs + prm.idle_finish_ns;
+  Nanos t = 0;
+  for (t = 48 * kUs; t < t_idle; t = p.next_deadline(t, false)) p.poll(t, false);  // ticks 48 + 24k us
+  EXPECT_EQ(t, t_idle);  // the last tick before it was at 9.984 ms, the next at 10.008 ms
+  p.poll(t_idle, false);
+  ASSERT_EQ(p.state(), VmPair::State::idle);
+  EXPECT_EQ(p.next_deadline(t_idle, false), t_idle);  // the finish goes at once
+  ASSERT_TRUE(p.next_message(t_idle, false, m, path));
+  EXPECT_EQ(p.next_deadline(t_idle, false), t_idle + 8 * kT);  // retry
+  EXPECT_TRUE(p.wakes_on_backlog());                            // idle: data wakes it
+  p.poll(t_idle + 8 * kT, false);
+  ASSERT_TRUE(p.next_message(t_idle + 8 * kT, false, m, path));
+  EXPECT_EQ(m.flags, wire::kMsgRetry);
+  // Last send (1 + 1 retries): give up after 2 * 8 T.
+  EXPECT_EQ(p.next_deadline(t_idle + 8 * kT, false), t_idle + 8 * kT + 16 * kT);
+  p.poll(t_idle + 24 * kT, false);
+  EXPECT_EQ(p.counters().finish_gave_up, 1u);
+  EXPECT_EQ(p.next_deadline(t_idle + 24 * kT, false), kNever);
+}
+
+TEST(PairDeadline, MultipathQueriesAtOnceAndTheCandidateRefresh) {
+  EdgeParams prm;
+  prm.candidate_refresh_rtts = 1;  // refresh with every RTT tick
+  const std::array<uint8_t, 2> h{2, 2};
+  VmPair p(prm, 9, kT, h, nullptr, 1);
+  p.set_assigned_token(2);
+  p.poll(0, true);  // nothing known: query both paths
+  EXPECT_EQ(p.next_deadline(0, true), 0u);
+  wire::Message q0, q1;
+  int path0, path1;
+  ASSERT_TRUE(p.next_message(0, true, q0, path0));
+  ASSERT_TRUE(p.next_message(0, true, q1, path1));
+  // Both out: their loss at 192 us; nothing else while selecting.
+  EXPECT_EQ(p.next_deadline(0, true), 8 * kT);
+  p.on_message(respond(q0), 10 * kUs);
+  p.on_message(respond(q1, kWireUnbound, 16), 12 * kUs);
+  EXPECT_EQ(p.next_deadline(12 * kUs, true), 12 * kUs);  // both known: choose now
+  p.poll(12 * kUs, true);
+  ASSERT_EQ(p.state(), VmPair::State::active);
+  wire::Message m;
+  int path;
+  ASSERT_TRUE(p.next_message(12 * kUs, true, m, path));
+  EXPECT_EQ(p.next_deadline(12 * kUs, true), 36 * kUs);  // tick at join + T
+  // The tick and the candidate refresh (trigger ii) at 36 us, which queries
+  // the other path at once.
+  p.poll(36 * kUs, true);
+  EXPECT_EQ(p.next_deadline(36 * kUs, true), 36 * kUs);
+  while (p.next_message(36 * kUs, true, m, path)) {
+  }
+  EXPECT_EQ(p.counters().queries, 3u);  // the other path's refresh query
+  EXPECT_EQ(p.next_deadline(36 * kUs, true), 60 * kUs);
+}
+
+// The edge's rule (pipeline/control_tick.cpp): poll a pair only when its
+// deadline has come, when its queue starts while wakes_on_backlog(), and
+// recompute the deadline after each poll and each message. Against a pair
+// polled at every 32 us tick, over a random run: the same messages at the
+// same times and the same state after every tick.
+TEST(PairDeadline, PollingOnlyAtDeadlinesChangesNothing) {
+  uint64_t polls_a = 0, polls_b = 0, migrations = 0, losses = 0, finishes = 0, restarts = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    EdgeParams prm;
+    prm.reorder_avoidance = seed % 2 == 0;
+    prm.probe_every_bytes = 2048;
+    prm.idle_finish_ns = 300 * kUs;
+    prm.candidate_refresh_rtts = 20;
+    prm.better_path_hold_ns = 200 * kUs;
+    const std::array<uint8_t, 3> h{2, 3, 2};
+    const size_t n_paths = 1 + seed % 3;
+    HostMigrationGate ga(4, seed), gb(4, seed);
+    VmPair a(prm, 9, kT, std::span<const uint8_t>(h.data(), n_paths), &ga, seed);
+    VmPair b(prm, 9, kT, std::span<const uint8_t>(h.data(), n_paths), &gb, seed);
+    Rng rng(seed * 7919);
+    struct InFlight {
+      Nanos at;
+      wire::Message m;
+    };
+    std::deque<InFlight> net;  // messages of a (b's must be the same), answered later
+    bool backlogged = false;
+    Nanos due_b = 0;
+    uint64_t acked_a = 0, acked_b = 0;  // what advance_acks gave each owner
+    const auto send_all = [&](Nanos t, bool bl) {
+      for (;;) {
+        wire::Message ma, mb;
+        int pa = -1, pb = -1;
+        const bool sa = a.next_message(t, bl, ma, pa);
+        const bool sb = b.next_message(t, bl, mb, pb);
+        ASSERT_EQ(sa, sb) << "seed " << seed << " t " << t;
+        if (!sa) return;
+        ASSERT_EQ(pa, pb);
+        ASSERT_EQ(ma.type, mb.type);
+        ASSERT_EQ(ma.seq, mb.seq);
+        ASSERT_EQ(ma.bytes_sent, mb.bytes_sent);
+        ASSERT_EQ(ma.phi, mb.phi);
+        if (rng.uniform(0, 9) != 0) net.push_back({t + rng.uniform(5, 60) * kUs, ma});  // 10% lost
+      }
+    };
+    Nanos t = 0;
+    for (int step = 0; step < 3000; ++step) {
+      t += rng.uniform(1, 16) * kUs;
+      // Events at t: responses, demand, data, tokens.
+      while (!net.empty() && net.front().at <= t) {
+        wire::Message m = net.front().m;
+        net.pop_front();
+        const double phi = static_cast<double>(rng.uniform(2, 40));
+        const wire::Message r = m.type == wire::MsgType::finish
+                                    ? [&] {
+                                        for (size_t i = 0; i < m.n_hop; ++i)
+                                          m.hop[i].flags = static_cast<uint8_t>(wire::kHopStamped |
+                                                                                (rng.uniform(0, 1) ? wire::kHopAck : 0));
+                                        return wire::reflect(m, 0);
+                                      }()
+                                    : respond(m, rng.uniform(0, 3) == 0 ? wire::tokens_to_wire(1.5) : kWireUnbound, phi,
+                                              static_cast<double>(rng.uniform(0, 20000)));
+        const auto ra = a.on_message(r, t);
+        const auto rb = b.on_message(r, t);
+        ASSERT_EQ(ra.accepted, rb.accepted);
+        acked_a += ra.acked_bytes;
+        acked_b += rb.acked_bytes;
+        send_all(t, backlogged);
+        due_b = b.next_deadline(t, backlogged);
+      }
+      if (!backlogged && rng.uniform(0, 3) == 0) {
+        backlogged = true;
+        if (b.wakes_on_backlog()) due_b = std::min(due_b, t);
+      }
+      if (rng.uniform(0, 9) == 0) {
+        const double tok = static_cast<double>(rng.uniform(1, 6));
+        a.set_assigned_token(tok);
+        b.set_assigned_token(tok);
+      }
+      if (backlogged && a.window(t) > static_cast<double>(a.inflight())) {
+        const auto bytes = static_cast<uint32_t>(rng.uniform(64, 1500));
+        a.on_data_sent(bytes, t);
+        b.on_data_sent(bytes, t);
+        if (rng.uniform(0, 2) == 0) backlogged = false;
+        send_all(t, backlogged);  // sched_tx's control_tx
+      }
+      // The tick.
+      if (step % 2 == 0) {
+        a.poll(t, backlogged);
+        acked_a += a.advance_acks(t);
+        const bool poll_b = t >= due_b;
+        ++polls_a;
+        polls_b += poll_b;
+        if (poll_b) {
+          b.poll(t, backlogged);
+          acked_b += b.advance_acks(t);
+        }
+        send_all(t, backlogged);
+        if (poll_b) due_b = b.next_deadline(t, backlogged);
+      }
+      ASSERT_EQ(a.state(), b.state()) << "seed " << seed << " step " << step;
+      ASSERT_EQ(a.active_path(), b.active_path());
+      ASSERT_EQ(a.bytes_acked(), b.bytes_acked()) << "seed " << seed << " step " << step;
+      ASSERT_EQ(acked_a, acked_b);
+      ASSERT_EQ(a.window(t), b.window(t));
+      ASSERT_EQ(a.rate_Bps(), b.rate_Bps()) << "seed " << seed << " step " << step;
+      ASSERT_EQ(a.counters().probe_losses, b.counters().probe_losses);
+      ASSERT_EQ(a.counters().restarts, b.counters().restarts);
+      ASSERT_EQ(a.counters().migrations_violation + a.counters().migrations_better,
+                b.counters().migrations_violation + b.counters().migrations_better);
+      ASSERT_EQ(a.counters().finish_gave_up, b.counters().finish_gave_up);
+    }
+    EXPECT_GT(a.counters().responses, 10u) << "seed " << seed;
+    migrations += a.counters().migrations_violation + a.counters().migrations_better;
+    losses += a.counters().probe_losses + a.counters().query_losses;
+    finishes += a.counters().finishes;
+    restarts += a.counters().restarts;
+  }
+  // The run exercised the timers, and b skipped polls.
+  std::printf("polls every tick %llu, at deadlines %llu; migrations %llu, losses %llu, finishes %llu, restarts %llu\n",
+              static_cast<unsigned long long>(polls_a), static_cast<unsigned long long>(polls_b),
+              static_cast<unsigned long long>(migrations), static_cast<unsigned long long>(losses),
+              static_cast<unsigned long long>(finishes), static_cast<unsigned long long>(restarts));
+  EXPECT_GT(migrations, 0u);
+  EXPECT_GT(losses, 0u);
+  EXPECT_GT(finishes, 0u);
+  EXPECT_LT(polls_b, polls_a);
+}
