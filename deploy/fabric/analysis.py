@@ -57,6 +57,27 @@ def read_host_timing(path):
         return []
 
 
+def recovery_bound_ms(fab, k=1):
+    """Failure -> back at >= 95% of the guarantee, for a host with k pairs
+    on the failed path. The parts (scaled time):
+      detection: the neighbour's link watch (1 ms) after memif reports the
+                 peer gone (immediate on process death) -> port down;
+      notice:    the pair's next probe meets the down port and comes back as
+                 a failure notice: <= 1 base RTT T (probes go out every L_w
+                 bytes, more often than once per RTT at these rates);
+      migration: candidate-path queries and the join on the new path: 2 T,
+                 gated by the host's freeze window (§3.5: one migration per
+                 window of [1, freeze_max_rtts = 10] RTTs on each host), so
+                 the host's k-th pair may wait k windows (the first may
+                 still be closed by an earlier migration): up to 10 k T;
+      ramp:      Eqn 3 sets the window to the new path's share on the first
+                 response: 1 T, plus 1 T for the queue the old window left;
+      observe:   the rate is seen in bins of sample_ms: 2 bins.
+    bound = 1 ms + (1 + 2 + 10 k + 2) T + 2 bins."""
+    T_ms = fab.base_rtt_us() / 1000
+    return 1.0 + (5 + 10 * k) * T_ms + 2 * float(fab.sc["scale"].get("sample_ms", 10))
+
+
 def parse_kv(line):
     return {k: v for k, v in re.findall(r"(\w+)=(\S+)", line)}
 
@@ -85,6 +106,8 @@ class Analysis:
         self.phase_pairs = phase_pairs or {}  # {phase name: {host: pairs}} near the phase's end
         self.bin_s = float(self.sc["scale"].get("sample_ms", 10)) / 1000
         self.host_timing = read_host_timing(f"{run_dir}/host_timing.csv")
+        # Half a base RTT, or the shapers' depth if larger (host_stalls).
+        self.stall_limit_ms = max(float(self.sc["scale"].get("burst_us", 500)) / 1000, fab.base_rtt_us() / 2000)
         self.checks = []
 
     def host_stalls(self):
@@ -94,7 +117,7 @@ class Analysis:
         of 5-9 ms in every 100 ms are usual here (8 processes at one CFS
         weight on 2 vCPUs) and the checks hold through them; a stall of half
         an RTT holds every link and timer for that long at once."""
-        limit_ms = max(float(self.sc["scale"].get("burst_us", 500)) / 1000, self.fab.base_rtt_us() / 2000)
+        limit_ms = self.stall_limit_ms
         if not self.host_timing:
             return {"worst_ms": None, "at_s": None, "limit_ms": limit_ms, "stalled": False}
         at, late = max(self.host_timing, key=lambda r: r[1])
@@ -215,7 +238,7 @@ class Analysis:
     def stalled_s(self, a, b):
         """Seconds within [a, b] the host held the fabric: the late wake-ups
         of the watch longer than the stall limit (host_stalls), summed."""
-        limit_us = self.host_stalls()["limit_ms"] * 1000
+        limit_us = self.stall_limit_ms * 1000
         return sum(late for t, late in self.host_timing if a < t <= b + self.bin_s and late > limit_us) / 1e6
 
     def rate_shortfall_explained(self, got, need, a, b):
@@ -227,24 +250,7 @@ class Analysis:
         return need > 0 and 3 * self.stalled_s(a, b) >= (need - got) / need * (b - a)
 
     def recovery_bound_ms(self, k=1):
-        """Failure -> back at >= 95% of the guarantee, for a host with k pairs
-        on the failed path. The parts (scaled time):
-          detection: the neighbour's link watch (1 ms) after memif reports the
-                     peer gone (immediate on process death) -> port down;
-          notice:    the pair's next probe meets the down port and comes back as
-                     a failure notice: <= 1 base RTT T (probes go out every L_w
-                     bytes, more often than once per RTT at these rates);
-          migration: candidate-path queries and the join on the new path: 2 T,
-                     gated by the host's freeze window (§3.5: one migration per
-                     window of [1, freeze_max_rtts = 10] RTTs on each host), so
-                     the host's k-th pair may wait k windows (the first may
-                     still be closed by an earlier migration): up to 10 k T;
-          ramp:      Eqn 3 sets the window to the new path's share on the first
-                     response: 1 T, plus 1 T for the queue the old window left;
-          observe:   the rate is seen in bins of sample_ms: 2 bins.
-        bound = 1 ms + (1 + 2 + 10 k + 2) T + 2 bins."""
-        T_ms = self.fab.base_rtt_us() / 1000
-        return 1.0 + (5 + 10 * k) * T_ms + 2 * self.bin_s * 1000
+        return recovery_bound_ms(self.fab, k)
 
     def pairs_on_failed_path(self, ev):
         """The most pairs one sender host had on the path the event takes

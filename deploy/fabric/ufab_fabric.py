@@ -23,7 +23,7 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from analysis import Analysis  # noqa: E402
+from analysis import Analysis, recovery_bound_ms  # noqa: E402
 from runner import Run  # noqa: E402
 from topology import Fabric  # noqa: E402
 
@@ -105,9 +105,8 @@ def run_once(a, attempt):
     print(f"  scale: links {fab.link_mbps()} Mb/s, {fab.delay_us():.0f} us per link, base RTT T = "
           f"{fab.base_rtt_us():.0f} us, BDP = {fab.bdp_bytes() / 1000:.1f} KB, B_u = {sc['scale']['unit_mbps']} Mb/s "
           f"(paper: 10 Gb/s, T = 24 us: rates / {10000 / fab.link_mbps():.0f}, times x {fab.base_rtt_us() / 24:.0f})")
-    T_ms, bins_ms = fab.base_rtt_us() / 1000, 2 * float(sc['scale']['sample_ms'])
     print(f"  recovery bound 1 ms + (5 + 10 k) T + 2 bins for k pairs of one host on the failed path: "
-          f"{1.0 + 15 * T_ms + bins_ms:.0f} ms (k = 1), {1.0 + 35 * T_ms + bins_ms:.0f} ms (k = 3); see analysis.py")
+          f"{recovery_bound_ms(fab, 1):.0f} ms (k = 1), {recovery_bound_ms(fab, 3):.0f} ms (k = 3); see analysis.py")
     n_proc = 3 + (fab.n_paths if fab.cores else 0) + len(fab.hosts)
     print(f"  processes: {n_proc} (switches S0 S1{' + cores' if fab.cores else ''}, edges "
           f"{' '.join(fab.hosts)}, ufab-traffic); duration {sc['duration_ms']} ms", flush=True)
