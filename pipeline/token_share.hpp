@@ -16,6 +16,9 @@
 #include <cstdint>
 #include <memory>
 
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
 #include "control/token_assignment.hpp"
 
 namespace ufab::pipeline {
@@ -31,12 +34,17 @@ struct PairShare {
   std::atomic<bool> assigned_queued{false};
 };
 
-// Pairs whose phi_S the control lcore changed, for their worker: single
-// producer (control lcore), single consumer (the worker), lock-free; one
-// slot per pair of the worker.
+// Pairs whose phi_S the control lcore changed, for their worker: an rte_ring
+// of 4-byte pair indices, single producer (control lcore) and single
+// consumer (the worker), with one slot per pair of the worker. A pair is in
+// the ring at most once (PairShare::assigned_queued), so it never fills.
+// Needs the EAL; throws std::runtime_error if the ring cannot be created.
 class AssignedQueue {
  public:
-  explicit AssignedQueue(uint32_t n_pairs) : cap_(n_pairs + 1), slot_(std::make_unique<uint32_t[]>(cap_)) {}
+  explicit AssignedQueue(uint32_t n_pairs);
+  ~AssignedQueue();
+  AssignedQueue(const AssignedQueue&) = delete;
+  AssignedQueue& operator=(const AssignedQueue&) = delete;
 
   // Control lcore, after storing share.assigned.
   void changed(PairShare& sh, uint32_t pair) {
@@ -45,30 +53,29 @@ class AssignedQueue {
     // the assigned value stored before it; else this swap reads its false
     // and queues the pair again.
     if (sh.assigned_queued.exchange(true, std::memory_order_acq_rel)) return;
-    const uint32_t t = tail_.load(std::memory_order_relaxed);
-    slot_[t] = pair;
-    tail_.store(t + 1 == cap_ ? 0 : t + 1, std::memory_order_release);
+    // Cannot fail: at most one entry per pair, one slot per pair.
+    (void)rte_ring_sp_enqueue_elem(ring_, &pair, sizeof pair);
   }
   // Worker: every named pair once, f(pair) after its flag is cleared (so a
   // later change is queued again and not lost).
   template <class F>
   void drain(PairShare* share, F&& f) {
-    uint32_t h = head_.load(std::memory_order_relaxed);
-    const uint32_t t = tail_.load(std::memory_order_acquire);
-    while (h != t) {
-      const uint32_t p = slot_[h];
-      h = h + 1 == cap_ ? 0 : h + 1;
-      share[p].assigned_queued.exchange(false, std::memory_order_acq_rel);
-      f(p);
+    // What is queued now; pairs queued again meanwhile wait for the next tick.
+    unsigned left = rte_ring_count(ring_);
+    uint32_t batch[64];
+    while (left != 0) {
+      const unsigned n = rte_ring_sc_dequeue_burst_elem(ring_, batch, sizeof batch[0], left < 64 ? left : 64, nullptr);
+      if (n == 0) break;
+      left -= n;
+      for (unsigned i = 0; i < n; ++i) {
+        share[batch[i]].assigned_queued.exchange(false, std::memory_order_acq_rel);
+        f(batch[i]);
+      }
     }
-    head_.store(h, std::memory_order_release);
   }
 
  private:
-  uint32_t cap_;
-  std::unique_ptr<uint32_t[]> slot_;
-  alignas(64) std::atomic<uint32_t> head_{0};
-  alignas(64) std::atomic<uint32_t> tail_{0};
+  rte_ring* ring_ = nullptr;
 };
 
 // IncomingShare::admitted before the first admission round that included
