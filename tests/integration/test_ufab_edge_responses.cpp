@@ -12,26 +12,29 @@
 //    first probe registers w^l = 31250 B = 489 units of 64 B (rounded up),
 //    and the first round puts floor(31250 / 1054) = 29 frames = 30566 B on
 //    the wire (frames: 1000 B inner + 54 B encapsulation);
-//  - every response says of the one link: C'_l = 2.5 Gb/s (code 4, C_l T =
-//    312.5e6 B), Phi_l = 0.5 tokens, W_l = 40000 B, tx_l = 0, q_l = 625e6 B:
+//  - every response says of the one link: C'_l = 10 Mb/s (code 1, C_l T =
+//    1.25e6 B), Phi_l = 0.5 tokens, W_l = 1179648 B (18432 units),
+//    tx_l = 0, q_l = 73728000 B (1152000 units):
 //        w = phi/Phi_l * W_l * C_l T / (tx_l T + q_l)
-//          = 0.25/0.5 * 40000 * 312.5e6 / 625e6 = 10000 B   (< C_l T)
+//          = 0.25/0.5 * 1179648 * 1.25e6 / 73728000 = 10000 B   (< C_l T)
 //    and since w <= w' the pair goes straight to the steady stage: its
 //    window becomes 10000 B, and the next probe carries w^l = 10000 B = 157
 //    units (Eqn 3's per-link value);
 //  - a response acknowledges exactly the bytes_sent of the probe it answers
-//    (the data before the probe left the network). The queue q_l / C_l = 2 s
-//    it reports raises the pair's RTT estimate to T + 2 s = 3 s, so no bytes
-//    are acknowledged by age during the test;
+//    (the data before the probe left the network). The queue q_l / C_l =
+//    58.98 s it reports raises the pair's RTT estimate to about 60 s, so no
+//    bytes are acknowledged by age during the test, even on a stalled host;
 //  - after each response the edge sends while inflight + 1054 <= 10000:
 //    floor((10000 - (sent - acked)) / 1054) frames (0 if negative).
 // Two rounds of responses, then SIGTERM; the final report must show window
 // 10000, acked = the last answered probe's bytes_sent, 2 responses, and the
 // capture the frame counts above.
 //
-// The test waits for the edge to go quiet (200 ms without a frame) before it
-// answers; that is how it knows the edge is window-blocked, not a timing
-// assertion on the edge. argv[1]: ufab-edge. Skips (77) without /dev/net/tun.
+// Each round, the test waits for the frames and probes the hand computation
+// expects (up to 20 s, so a stalled host delays the test instead of cutting
+// a round short), then for 200 ms without a frame, so that one frame too
+// many is seen; then it answers. That is how it knows the edge is
+// window-blocked, not a timing assertion on the edge. argv[1]: ufab-edge. Skips (77) without /dev/net/tun.
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
@@ -67,6 +70,7 @@ constexpr uint32_t kA1 = 0xc0a80001, kB1 = 0xc0a80002, kHostB = 0x0a000002;
 constexpr uint32_t kPair = 1u << 16 | 11;
 constexpr uint64_t kFrame = 1054, kFrames = 40;
 constexpr uint64_t kWFirst = 31250, kWEqn3 = 10000;
+constexpr uint64_t kWLink = 1179648, kQLink = 73728000;  // W_l and q_l of every response
 
 const char* kConfig = R"(edge:
   fabric_port: 1
@@ -103,20 +107,19 @@ int packet_socket(const std::string& ifname) {
 
 void send_frame(int fd, const Frame& f) { (void)send(fd, f.data(), f.size(), 0); }
 
-// Frames the edge sent (incoming on the kernel side of the tap) until none
-// arrived for quiet_ms.
-std::vector<Frame> read_until_quiet(int fd, int quiet_ms) {
-  std::vector<Frame> out;
+// One frame the edge sent (incoming on the kernel side of the tap) within
+// timeout_ms; false on timeout.
+bool read_frame(int fd, int timeout_ms, Frame& f) {
   for (;;) {
     pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, quiet_ms) <= 0) return out;
-    Frame f(2048);
+    if (poll(&p, 1, timeout_ms) <= 0) return false;
+    f.assign(2048, 0);
     sockaddr_ll from{};
     socklen_t len = sizeof(from);
     const ssize_t n = recvfrom(fd, f.data(), f.size(), 0, reinterpret_cast<sockaddr*>(&from), &len);
     if (n <= 0 || from.sll_pkttype == PACKET_OUTGOING) continue;  // what we sent ourselves
     f.resize(static_cast<size_t>(n));
-    out.push_back(std::move(f));
+    return true;
   }
 }
 
@@ -144,10 +147,40 @@ Round classify(const std::vector<Frame>& frames) {
   return r;
 }
 
+// What a round must contain before the test stops waiting for it: the
+// frames the hand computation admits and the probes it expects.
+struct Want {
+  uint64_t data_frames = 0;
+  size_t probes = 0;
+};
+
+// One round: the frames the edge sends until it has sent what `want` names
+// (or kRoundDeadlineMs passed: the checks then fail on the counts) and then
+// nothing for kQuietMs, so that a frame too many is seen. A host stalled
+// while the edge still owes frames delays the round instead of cutting it.
+constexpr int kQuietMs = 200, kRoundDeadlineMs = 20000;
+Round read_round(int fd, const Want& want) {
+  std::vector<Frame> frames;
+  Round r;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kRoundDeadlineMs);
+  for (;;) {
+    const bool complete = r.data_frames >= want.data_frames && r.probes.size() >= want.probes;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (!complete && left.count() <= 0) return r;
+    Frame f;
+    if (!read_frame(fd, complete ? kQuietMs : static_cast<int>(left.count()), f)) {
+      if (complete) return r;
+      continue;
+    }
+    frames.push_back(std::move(f));
+    r = classify(frames);
+  }
+}
+
 // The response μFAB-C and edge B would send back for probe p.
 Frame response_to(wire::Message p) {
-  p.hop[0] = wire::HopRecord{wire::window_to_wire(40000), wire::tokens_to_wire(0.5), 0,
-                             wire::queue_to_wire(625'000'000), 4, wire::kHopStamped, 0};
+  p.hop[0] = wire::HopRecord{wire::window_to_wire(kWLink), wire::tokens_to_wire(0.5), 0,
+                             wire::queue_to_wire(kQLink), 1, wire::kHopStamped, 0};
   p.hop_index = 1;
   return control(kHostB, route({0}), wire::reflect(p, 0xffffffffu), 100);
 }
@@ -162,10 +195,12 @@ void disable_ipv6(const std::string& ifname) {
 }
 
 // Runs ufab-edge on two taps with `yaml`, sends the 40 VM frames, then
-// reads `n_rounds` rounds (until 200 ms of quiet), answering the last probe
-// of each of the first n_rounds - 1. out: the edge's stdout.
+// reads `n_rounds` rounds (read_round, with want(rounds so far) as the
+// round's expected content), answering the last probe of each of the first
+// n_rounds - 1. out: the edge's stdout.
+template <class WantFn>
 std::vector<Round> closed_loop(const std::string& edge, const std::string& dir, const std::string& name,
-                               const std::string& yaml, int n_rounds, std::string& out) {
+                               const std::string& yaml, int n_rounds, WantFn want, std::string& out) {
   const std::string tag = std::to_string(getpid() % 100000) + name, prefix = "ufabresp" + tag;
   const std::string vm_if = "ufV" + tag, fab_if = "ufF" + tag;
   write_text(dir + "/" + name + ".yaml", yaml);
@@ -187,11 +222,12 @@ std::vector<Round> closed_loop(const std::string& edge, const std::string& dir, 
   ITEST_CHECK(vm >= 0 && fab >= 0, "AF_PACKET sockets on %s / %s", vm_if.c_str(), fab_if.c_str());
   std::vector<Round> rounds;
   if (started && vm >= 0 && fab >= 0) {
-    read_until_quiet(fab, 50);  // whatever the kernel sent before
+    for (Frame f; read_frame(fab, 50, f);) {
+    }  // whatever the kernel sent before
     for (uint64_t i = 0; i < kFrames; ++i)
       send_frame(vm, vm_frame(kA1, kB1, 1000, 1000 - 42, static_cast<uint8_t>(i)));
     for (int r = 0; r < n_rounds; ++r) {
-      rounds.push_back(classify(read_until_quiet(fab, 200)));
+      rounds.push_back(read_round(fab, want(rounds)));
       if (r + 1 < n_rounds && !rounds.back().probes.empty()) send_frame(fab, response_to(rounds.back().probes.back()));
     }
   }
@@ -226,13 +262,27 @@ int main(int argc, char** argv) {
   }
   // Hand computation checks.
   ITEST_CHECK(wire::window_to_wire(kWFirst) == 489 && wire::window_to_wire(kWEqn3) == 157 &&
+                  wire::window_to_wire(kWLink) * 64 == kWLink && wire::queue_to_wire(kQLink) * 64 == kQLink &&
+                  wire::capacity_code_bps(1) == 10'000'000 &&
                   wire::tokens_to_wire(0.25) == 16 && kWFirst / kFrame == 29,
               "units");
   char tmpl[] = "/tmp/ufab_edge_resp.XXXXXX";
   if (mkdtemp(tmpl) == nullptr) return 1;
   const std::string dir = tmpl;
   std::string out;
-  const std::vector<Round> rounds = closed_loop(argv[1], dir, "eqn3", kConfig, 3, out);
+  // Each round's expected content, from the rounds before it (the checks
+  // below recompute and assert it).
+  auto eqn3_want = [](const std::vector<Round>& done) -> Want {
+    if (done.empty()) return {kWFirst / kFrame, 1};
+    uint64_t sent = 0, frames = 0;
+    for (const Round& r : done) {
+      sent += r.data_bytes;
+      frames += r.data_frames;
+    }
+    const uint64_t acked = done.back().probes.empty() ? 0 : done.back().probes.back().bytes_sent;
+    return {frames_admitted(sent - acked, kFrames - frames), done.size() == 1 ? size_t{1} : size_t{0}};
+  };
+  const std::vector<Round> rounds = closed_loop(argv[1], dir, "eqn3", kConfig, 3, eqn3_want, out);
   if (rounds.size() == 3) {
     const Round &r0 = rounds[0], &r1 = rounds[1], &r2 = rounds[2];
     // Round 0: w' on the wire, the registering probe.
@@ -288,8 +338,11 @@ int main(int argc, char** argv) {
   std::string cfg = kConfig;
   cfg.replace(cfg.find("  flows_per_pair: 1\n"), 19, "  flows_per_pair: 1\n  probe_every_bytes: 2108\n  burst: 1\n");
   std::string out2;
-  const std::vector<Round> pr = closed_loop(argv[1], dir, "rate", cfg, 4, out2);
   const uint64_t want_frames[4] = {29, 0, 9, 2}, want_probe[4] = {0, 30566, 32674, 42160};
+  auto rate_want = [&want_frames](const std::vector<Round>& done) -> Want {
+    return {want_frames[done.size() < 4 ? done.size() : 3], 1};
+  };
+  const std::vector<Round> pr = closed_loop(argv[1], dir, "rate", cfg, 4, rate_want, out2);
   ITEST_CHECK(pr.size() == 4, "rate: %zu rounds", pr.size());
   for (size_t i = 0; i < pr.size() && i < 4; ++i)
     ITEST_CHECK(pr[i].data_frames == want_frames[i] && pr[i].probes.size() == 1 &&
