@@ -69,6 +69,17 @@ void stop_all() {
   for (const std::string& p : g_prefixes) remove_dpdk_runtime(p);
 }
 
+// A part did not start: the later waits would only add up to meson's
+// timeout (which prints nothing of this test). Print what each process
+// said, stop everything and fail now.
+int abandon(const std::string& d) {
+  for (const char* f : {"sidecar.log", "a.out", "a.err", "b.out", "b.err", "c.out", "c.err", "v.out", "v.err"})
+    std::printf("--- %s\n%s", f, read_file(d + "/" + f).c_str());
+  stop_all();
+  std::printf("%d checks failed while starting; files kept in %s\n", g_failures, d.c_str());
+  return 1;
+}
+
 // meson's timeout sends SIGTERM: stop the children and OVS before dying.
 extern "C" void on_term(int) {
   for (const int pid : g_pids) kill(pid, SIGKILL);
@@ -246,9 +257,11 @@ int main(int argc, char** argv) {
                            d + "/sidecar.out", d + "/sidecar.log");
   g_pids.push_back(pid_sc);
   ITEST_CHECK(wait_for_text(d + "/sidecar.log", "DPDK up", 120), "OVS did not start: %s", read_file(d + "/sidecar.log").c_str());
+  if (g_failures != 0) return abandon(d);
   const int pid_b = spawn(edge_cmd(edge, pb, "0", d, "B", "role=server,socket=" + d + "/b.sock"), d + "/b.out", d + "/b.err");
   g_pids.push_back(pid_b);
   ITEST_CHECK(wait_for_text(d + "/b.out", "VM-pairs", 60), "edge B did not start: %s", read_file(d + "/b.err").c_str());
+  if (g_failures != 0) return abandon(d);
   std::vector<std::string> sw = {core};
   for (const std::string& s : edge_eal(pc, "1")) sw.push_back(s);
   sw.insert(sw.end(), {"--vdev", "net_memif0,role=server,socket=" + d + "/a.sock", "--vdev",
@@ -256,10 +269,12 @@ int main(int argc, char** argv) {
   const int pid_c = spawn(sw, d + "/c.out", d + "/c.err");
   g_pids.push_back(pid_c);
   ITEST_CHECK(wait_for_text("/proc/net/unix", d + "/a.sock", 30), "the switch does not listen");
+  if (g_failures != 0) return abandon(d);
   std::this_thread::sleep_for(std::chrono::seconds(1));
   const int pid_a = spawn(edge_cmd(edge, pa, "1", d, "A", "role=client,socket=" + d + "/a.sock"), d + "/a.out", d + "/a.err");
   g_pids.push_back(pid_a);
   ITEST_CHECK(wait_for_text(d + "/a.out", "VM-pairs", 60), "edge A did not start: %s", read_file(d + "/a.err").c_str());
+  if (g_failures != 0) return abandon(d);
   const RunResult rs = wait_with_deadline(pid_sc, 180);
   g_pids.erase(g_pids.begin());
   const int rc_start = rs.timed_out ? -1 : rs.exit_code;
@@ -267,6 +282,7 @@ int main(int argc, char** argv) {
   std::printf("ufab-sidecar start: exit %d, everything up after %lld s\n%s", rc_start, static_cast<long long>(secs),
               read_file(d + "/sidecar.log").c_str());
   ITEST_CHECK(rc_start == 0, "ufab-sidecar start failed");
+  if (g_failures != 0) return abandon(d);
 
   // The VMs: (net_pcap, virtio-user) pairs, A's two then B's two.
   std::vector<std::string> vg = {argv[4]};
@@ -284,6 +300,7 @@ int main(int argc, char** argv) {
   const int pid_v = spawn(vg, d + "/v.out", d + "/v.err");
   g_pids.insert(g_pids.begin(), pid_v);
   ITEST_CHECK(wait_for_text(d + "/v.out", "ready", 90), "ufab-vmgen did not start: %s", read_file(d + "/v.err").c_str());
+  if (g_failures != 0) return abandon(d);
   // The VMs send once OVS has enabled both queues of every vhost port (its
   // log says so per socket): a frame for a port whose queue is not enabled
   // yet would be dropped by OVS without a counter.
