@@ -84,13 +84,15 @@ def start(cmd, log):
 
 
 def stop(p, grace=60):
+    """SIGINT, then SIGKILL after grace seconds; returns the exit status
+    (negative: the signal that ended it)."""
     if p.poll() is None:
         p.send_signal(signal.SIGINT)
     try:
-        p.wait(timeout=grace)
+        return p.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         p.kill()
-        p.wait()
+        return p.wait()
 
 
 def wait_socket(path, timeout=60):
@@ -136,7 +138,7 @@ def phase(name, work, edge_bin, traffic_bin, gen_cmd_fn, seconds, pid, cfg_name=
         stop(gen)
         gen_s = time.monotonic() - t0
         time.sleep(1.0)  # let the edge drain into the sink
-        stop(edge)
+        edge_exit = stop(edge)
         stop(sink)
         sink_out = {}
         try:
@@ -144,7 +146,7 @@ def phase(name, work, edge_bin, traffic_bin, gen_cmd_fn, seconds, pid, cfg_name=
                 sink_out = json.load(f)
         except (OSError, ValueError):
             pass
-        return logs, gen_s, sink_out
+        return logs, gen_s, sink_out, edge_exit
     finally:
         for p in procs:
             stop(p, 10)
@@ -184,8 +186,8 @@ def main():
             return ["timeout", "-s", "INT", str(a.seconds), testpmd] + eal(prefix, "0,1") + [
                 "--vdev", f"net_memif0,role=client,socket={sock}", "--", "--forward-mode=txonly", f"--txpkts={size}",
                 "--tx-ip=198.18.0.1,198.18.0.2", "--total-num-mbufs=8192", "--stats-period", "1"]
-        logs, gen_s, sink = phase(name, work, edge_bin, traffic_bin, testpmd_cmd, a.seconds, pid)
-        res[name] = summarize(logs, gen_s, sink, "testpmd")
+        logs, gen_s, sink, edge_exit = phase(name, work, edge_bin, traffic_bin, testpmd_cmd, a.seconds, pid)
+        res[name] = summarize(logs, gen_s, sink, edge_exit, "testpmd")
         res[name]["frame_bytes"] = size
 
     # Phase 2: ufab-traffic gen, three tenants, latency and shares.
@@ -195,11 +197,14 @@ def main():
         for fl in FLOWS:
             c += ["--flow", fl]
         return c
-    logs, gen_s, sink = phase("tenants", work, edge_bin, traffic_bin, gen_cmd, a.seconds, pid, "edge_paced.yaml")
-    res["tenants"] = summarize(logs, gen_s, sink, "ufab-traffic")
+    logs, gen_s, sink, edge_exit = phase("tenants", work, edge_bin, traffic_bin, gen_cmd, a.seconds, pid, "edge_paced.yaml")
+    res["tenants"] = summarize(logs, gen_s, sink, edge_exit, "ufab-traffic")
 
     for name in ("txonly", "txonly_1500", "tenants"):
         r = res[name]
+        if not r["edge_final_report"]:
+            print(f"{name}: ufab-edge exited with status {r['edge_exit']} without its final report"
+                  f" (its counters below read 0; run with --keep and see {name}_edge.log)")
         print(f"{name}: generator ({r['gen']}) sent {r['gen_tx']} frames; edge rx={r['edge']['rx']}"
               f" encap={r['edge']['encap']} dropped={r['edge']['dropped']} {r['edge']['drops']}"
               f" conserved={int(r['edge']['conserved'])}; receiver got {r['sink_rx']} frames (data + the edge's probes):"
@@ -219,8 +224,9 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
 
-def summarize(logs, gen_s, sink, gen_kind):
-    e = (lines_with(logs["edge"], "ufab-edge final ") or [{}])[-1]
+def summarize(logs, gen_s, sink, edge_exit, gen_kind):
+    finals = lines_with(logs["edge"], "ufab-edge final ")
+    e = (finals or [{}])[-1]
     drops = {k[5:]: int(v) for k, v in e.items() if k.startswith("drop.")}
     # The rate through the edge: encapsulated frames over the stats lines
     # (1 s apart, the edge's own clock) during which frames went through.
@@ -242,6 +248,9 @@ def summarize(logs, gen_s, sink, gen_kind):
     else:
         gen_tx = sum(int(t.get("tx_pkts", 0)) for t in lines_with(logs["gen"], "ufab-traffic tenant="))
     out = {"gen": gen_kind, "gen_tx": gen_tx, "gen_seconds": gen_s,
+           # ufab-edge's exit status after SIGINT and whether it printed its
+           # final report (the counters below come from it).
+           "edge_exit": edge_exit, "edge_final_report": bool(finals),
            "edge": {"rx": int(e.get("rx", 0)), "encap": int(e.get("encap", 0)), "tx": int(e.get("tx", 0)),
                     "dropped": int(e.get("dropped", 0)), "conserved": e.get("conserved") == "1", "drops": drops},
            "edge_busy_seconds": busy_s,

@@ -44,6 +44,9 @@ class BenchWire(unittest.TestCase):
     def test_every_phase_conserves_at_the_edge(self):
         for name in ("txonly", "txonly_1500", "tenants"):
             e = self.res[name]["edge"]
+            self.assertTrue(self.res[name]["edge_final_report"] and self.res[name]["edge_exit"] == 0,
+                            f"{name}: ufab-edge stopped by SIGINT exits 0 with its final report"
+                            f" (exit {self.res[name]['edge_exit']})")
             self.assertTrue(e["conserved"], f"{name}: ufab-edge's rx = tx + queued + drops")
             self.assertGreater(e["rx"], 0, f"{name}: the edge received frames")
             self.assertEqual(e["dropped"], sum(e["drops"].values()), f"{name}: every drop has a reason")
