@@ -89,16 +89,20 @@ int main(int argc, char** argv) {
   for (const std::string& s : eal(pb, "1")) b.push_back(s);
   b.insert(b.end(), {"--vdev", "net_memif0,role=server,socket=" + sock, "--vdev",
                      "net_pcap0,rx_pcap=" + dir + "/empty.pcap,tx_pcap=" + dir + "/outB.pcap", "--",
-                     "--exit-after-idle-ms", "3000", "--stats-interval", "0"});
+                     "--exit-after-idle-ms", "5000", "--stats-interval", "0"});
   std::vector<std::string> a = {core};
   for (const std::string& s : eal(pa, "0")) a.push_back(s);
   a.insert(a.end(), {"--vdev", "net_pcap0,rx_pcap=" + dir + "/in.pcap,tx_pcap=" + dir + "/outA.pcap", "--vdev",
                      "net_memif0,role=client,socket=" + sock, "--", "--fake-clock", std::to_string(kTick),
-                     "--burst", "1", "--exit-after-idle-ms", "300", "--stats-interval", "0"});
+                     "--burst", "1", "--exit-after-idle-ms", "300", "--stats-interval", "0",
+                     // A replays its pcap at once: its memif link must be up
+                     // first, however slow the host (the default waits 2 s).
+                     "--link-wait-ms", "8000"});
 
   const int pid_b = spawn(b, dir + "/b.out", dir + "/b.err");
   // memif's socket is abstract (no file to wait for): give the server a
-  // moment, and retry the client if the server was not listening yet.
+  // moment, and retry the client if the server was not listening yet. B
+  // exits 5 s after its last frame (or its start, if A is that late).
   RunResult ra;
   for (int attempt = 0; attempt < 5; ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
