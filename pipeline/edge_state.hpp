@@ -165,6 +165,7 @@ class EdgeState {
   bool stopping = false;                   // stop sequence: finished pairs do not rejoin
   FabricPacer pacer;  // data frames to the fabric at edge.fabric_rate_mbps / workers
   uint64_t busy_ns = 0, loop_ns = 0;       // iterations with work / all (busy fraction)
+  wire::Message ctl_msg;                   // control_tx's scratch (VmPair::next_message fills it)
   std::atomic<uint64_t> rx_seen{0};        // stats.rx(), published for the idle exit
 
   // Encapsulation overhead of a pair's frames on path `path` (or path 0).
