@@ -20,6 +20,7 @@
 #include "control/token_control.hpp"
 #include "control/vm_pair.hpp"
 #include "edge/config.hpp"
+#include "pipeline/encap_template.hpp"
 #include "pipeline/fabric_pacer.hpp"
 #include "pipeline/flow_offload.hpp"
 #include "pipeline/hash_table.hpp"
@@ -41,6 +42,7 @@ struct PairMeta {
   uint32_t local_vm = 0;   // index into cfg.vms
   uint32_t remote_vm = 0;  // index into cfg.remote_vms
   uint32_t host = 0;       // index into cfg.hosts
+  uint64_t shim = 0;       // its data frames' tunnel shim (VNI, wire_id), encoded (encap_template.hpp)
 };
 
 // Receiver-side pair (a remote VM sending to a local VM), learned from its
@@ -57,6 +59,7 @@ struct HostRoutes {
   wire::OuterAddrs outer;                   // src/dst MAC and IP, dst port
   std::vector<wire::SourceRoute> routes;    // candidate paths
   std::vector<uint16_t> src_ports;          // outer UDP source port per path
+  std::vector<EncapTemplate> data_encap;    // per path: the data frames' headers, encoded (encap_template.hpp)
   wire::SourceRoute reply;                  // for responses and finish-acks
   uint16_t reply_src_port = 0;
 };

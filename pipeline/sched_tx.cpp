@@ -35,8 +35,7 @@ uint32_t sched_tx(EdgeState& s, Nanos now) {
     const HostRoutes& h = s.hosts[pm.host];
     const int ap = vp.active_path();
     const size_t path = ap < 0 ? 0 : static_cast<size_t>(ap);
-    if (unlikely(!encap(pkts[i], h.outer, h.src_ports[path], h.routes[path], wire::kNextData,
-                        s.cfg.tenants[pm.tenant].vni, pm.wire_id))) {
+    if (unlikely(!encap_data(pkts[i], h.data_encap[path], pm.shim))) {
       s.sched.on_acked(p, lens[i]);  // never sent: give the scheduler its bytes back
       s.stats.drop(fp, Drop::no_headroom);
       rte_pktmbuf_free(pkts[i]);
