@@ -69,7 +69,9 @@ struct ClassifyKey {
   uint16_t port;
   uint16_t vlan;  // 802.1Q VLAN id of the VM's tenant, 0: untagged (pipeline/vlan.hpp)
   uint32_t src_ip, dst_ip;
+  uint32_t zero = 0;  // 16 bytes: rte_hash compares 16-byte keys with one vector compare (else memcmp)
 };
+static_assert(sizeof(ClassifyKey) == 16);
 struct VmKey {
   uint32_t vni, ip;
 };
