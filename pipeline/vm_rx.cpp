@@ -52,6 +52,7 @@ uint32_t flow_of(const uint8_t* d, uint32_t len, uint32_t flows) {
 void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
   ClassifyKey keys[TxBuffer::kCap];
   const void* kp[TxBuffer::kCap];
+  uint32_t sig[TxBuffer::kCap];  // ClassifyKey::hash of keys[i]
   rte_mbuf* cand[TxBuffer::kCap];
   uint32_t flows[TxBuffer::kCap], pair[TxBuffer::kCap], lens[TxBuffer::kCap];
   uint32_t k = 0;
@@ -96,6 +97,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
     std::memcpy(&keys[k].src_ip, d + 26, 4);
     std::memcpy(&keys[k].dst_ip, d + 30, 4);
     kp[k] = &keys[k];
+    sig[k] = keys[k].hash();
     flows[k] = flow_of(d, len, s.cfg.flows_per_pair);
     cand[k++] = m;
   }
@@ -112,13 +114,14 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
         ++s.stats.marked;
       } else {
         kp[nk] = &keys[i];
+        sig[nk] = sig[i];
         slot[nk++] = i;
       }
     }
-    s.classify.lookup_bulk(kp, nk, found);
+    s.classify.lookup_bulk_hashed(kp, sig, nk, found);
     for (uint32_t j = 0; j < nk; ++j) pair[slot[j]] = found[j];
   } else {
-    s.classify.lookup_bulk(kp, k, pair);
+    s.classify.lookup_bulk_hashed(kp, sig, k, pair);
   }
   for (uint32_t i = 0; i < k; ++i)  // encap_bytes reads the pair's active path
     if (likely(pair[i] != HashTable::kMiss)) s.pairs[pair[i]].prefetch_state();
