@@ -15,6 +15,7 @@
 
 #include <cstring>
 
+#include "pipeline/not_ufab.hpp"
 #include "pipeline/stages.hpp"
 #include "pipeline/vlan.hpp"
 
@@ -80,7 +81,9 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
       d = rte_pktmbuf_mtod(m, const uint8_t*);
       len -= kVlanTagBytes;
     }
-    const wire::WireError e = wire::parse_frame(std::span<const uint8_t>(d, len), v, s.cfg.udp_port);
+    const wire::WireError e = surely_not_ufab(d, len, s.cfg.udp_port)
+                                  ? wire::WireError::not_ufab  // the common case, without the full parse
+                                  : wire::parse_frame(std::span<const uint8_t>(d, len), v, s.cfg.udp_port);
     if (unlikely(e != wire::WireError::not_ufab)) {
       // A well-formed uFAB frame (probe, response, tunnel data) from a VM is
       // spoofing; anything else parse_frame refuses is a broken frame.
