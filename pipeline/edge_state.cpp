@@ -167,10 +167,4 @@ EdgeState::~EdgeState() {
   for (size_t n; (n = sched.dequeue_burst(pkts, lens, ids, 64)) != 0;) rte_pktmbuf_free_bulk(pkts, static_cast<unsigned>(n));
 }
 
-uint32_t EdgeState::encap_bytes(uint32_t pair, int path) const {
-  const HostRoutes& h = hosts[meta[pair].host];
-  const size_t p = path < 0 ? 0 : static_cast<size_t>(path);
-  return h.data_encap[p].len;
-}
-
 }  // namespace ufab::pipeline

@@ -191,7 +191,9 @@ class EdgeState {
   std::atomic<uint64_t> rx_seen{0};        // stats.rx(), published for the idle exit
 
   // Encapsulation overhead of a pair's frames on path `path` (or path 0).
-  uint32_t encap_bytes(uint32_t pair, int path) const;
+  uint32_t encap_bytes(uint32_t pair, int path) const {
+    return hosts[meta[pair].host].data_encap[path < 0 ? 0 : static_cast<size_t>(path)].len;
+  }
   uint64_t queued() const { return sched.backlog_packets(); }
 
  private:
