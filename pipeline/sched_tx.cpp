@@ -49,8 +49,10 @@ uint32_t sched_tx(EdgeState& s, Nanos now) {
     ++s.stats.encapsulated;
     s.tx[fp].push(pkts[i]);
   }
+  // After each run of one pair's frames: its probe every L_w bytes, or
+  // whatever else is due; most pairs have nothing (VmPair::may_send_message).
   for (size_t i = 0; i < n; ++i)
-    if (i + 1 == n || ids[i + 1] != ids[i]) control_tx(s, ids[i], now);
+    if ((i + 1 == n || ids[i + 1] != ids[i]) && s.pairs[ids[i]].may_send_message()) control_tx(s, ids[i], now);
   return static_cast<uint32_t>(n);
 }
 
