@@ -97,6 +97,15 @@ class alignas(64) VmPair {
   // Fills msg with the next control message due, if any; path receives the
   // candidate index it must travel on. backlogged: the pair has queued data.
   bool next_message(Nanos now, bool backlogged, wire::Message& msg, int& path);
+  // False only when next_message would return false (and change nothing)
+  // at any time and backlog: no finish pending on any path, no candidate
+  // query wanted, and the pair not active or its probe outstanding. A cheap
+  // test before next_message for every pair served (ufab-edge's sched_tx).
+  bool may_send_message() const {
+    for (size_t i = 0; i < n_paths_; ++i)
+      if (paths_[i].finish.state() == FinishState::pending || paths_[i].want_query) return true;
+    return state_ == State::active && !paths_[static_cast<size_t>(active_)].pacer.outstanding();
+  }
 
   struct Result {
     bool accepted = false;      // the message was for a probe/finish of ours

@@ -240,7 +240,8 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--json")
     ap.add_argument("--quick", action="store_true", help="shorter runs (about 2 minutes in all)")
-    ap.add_argument("--keep", action="store_true", help="keep the work directory (logs, pcaps, config)")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the work directory (logs, pcaps, config) and print each ufab-edge command line")
     a = ap.parse_args()
 
     edge_bin = os.path.join(a.build, "pipeline", "ufab-edge")
@@ -303,6 +304,8 @@ def main():
                                                                                "--stats-interval", "0.5"]
             # The start (9K-VM configuration, 8K pairs, EAL) is not timed:
             # the rate comes from the stats lines' own clock.
+            if a.keep:  # to rerun one case by hand, e.g. under perf record -e cpu-clock -g
+                print("  command: " + " ".join(cmd))
             out = run_for(cmd, 120, log, edge_done)
             r = edge_rate(out, warm_s)
             key = f"{m}_{ln}B_{n}pairs"

@@ -18,8 +18,12 @@ void control_tx(EdgeState& s, uint32_t pair, Nanos now) {
   const HostRoutes& h = s.hosts[pm.host];
   const uint16_t fp = s.cfg.fabric_port;
   const bool backlogged = s.sched.backlog_bytes(pair) != 0;
+  // The worker's scratch message: next_message fills every field the
+  // encoder reads when it returns true (a fresh wire::Message per call, ~350
+  // zeroed bytes, was most of this function's time: it runs for every pair
+  // served in a burst).
+  wire::Message& msg = s.ctl_msg;
   for (size_t k = 0; k < vp.n_paths() + 1; ++k) {
-    wire::Message msg;
     int path = 0;
     if (!vp.next_message(now, backlogged, msg, path)) break;
     ++s.stats.generated;

@@ -53,9 +53,10 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       layout(l),
       worker(w),
       sched(sched_config(c, count_pairs(c, l, w))),
-      classify(unique("cls"), static_cast<uint32_t>(std::max<size_t>(count_pairs(c, l, w), 1)), sizeof(ClassifyKey)),
+      classify(unique("cls"), static_cast<uint32_t>(std::max<size_t>(count_pairs(c, l, w), 1)), sizeof(ClassifyKey),
+               ClassifyKey::table_hash),
       local_vms(unique("vm"), static_cast<uint32_t>(c.vms.size()), sizeof(VmKey)),
-      vm_src(unique("src"), static_cast<uint32_t>(c.vms.size()), sizeof(ClassifyKey)),
+      vm_src(unique("src"), static_cast<uint32_t>(c.vms.size()), sizeof(ClassifyKey), ClassifyKey::table_hash),
       wire_pairs(unique("wp"), static_cast<uint32_t>(std::max<size_t>(count_pairs(c, l, w), 1)), sizeof(uint32_t)),
       host_by_ip(unique("host"), static_cast<uint32_t>(c.hosts.size()), sizeof(uint32_t)),
       incoming_tbl(unique("in"), c.max_incoming, sizeof(IncomingKey)),
@@ -86,6 +87,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
     for (const edge::PathCfg& p : h.paths) {
       hr.routes.push_back(to_route(p.labels));
       hr.src_ports.push_back(p.udp_src_port);
+      hr.data_encap.push_back(EncapTemplate::make(hr.outer, p.udp_src_port, hr.routes.back()));
     }
     hr.reply = to_route(h.reply_path.labels);
     hr.reply_src_port = h.reply_path.udp_src_port;
@@ -118,6 +120,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       m.local_vm = static_cast<uint32_t>(v);
       m.remote_vm = static_cast<uint32_t>(r);
       m.host = rv.host;
+      m.shim = EncapTemplate::shim_word(l.vni, m.wire_id);
       std::vector<uint8_t> hops;
       for (const edge::PathCfg& p : c.hosts[rv.host].paths) hops.push_back(static_cast<uint8_t>(p.labels.size()));
       pairs.emplace_back(c.params, m.wire_id, c.hosts[rv.host].base_rtt_ns, hops, gate_.get(), c.seed * 7919 + m.global);
@@ -162,12 +165,6 @@ EdgeState::~EdgeState() {
   rte_mbuf* pkts[64];
   uint32_t lens[64], ids[64];
   for (size_t n; (n = sched.dequeue_burst(pkts, lens, ids, 64)) != 0;) rte_pktmbuf_free_bulk(pkts, static_cast<unsigned>(n));
-}
-
-uint32_t EdgeState::encap_bytes(uint32_t pair, int path) const {
-  const HostRoutes& h = hosts[meta[pair].host];
-  const size_t p = path < 0 ? 0 : static_cast<size_t>(path);
-  return static_cast<uint32_t>(wire::kOuterBytes + wire::kShimBytes + h.routes[p].wire_bytes());
 }
 
 }  // namespace ufab::pipeline

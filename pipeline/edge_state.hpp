@@ -8,10 +8,12 @@
 // from the configuration; nothing here grows after construction.
 #pragma once
 
+#include <rte_hash_crc.h>
 #include <rte_mbuf.h>
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -20,6 +22,7 @@
 #include "control/token_control.hpp"
 #include "control/vm_pair.hpp"
 #include "edge/config.hpp"
+#include "pipeline/encap_template.hpp"
 #include "pipeline/fabric_pacer.hpp"
 #include "pipeline/flow_offload.hpp"
 #include "pipeline/hash_table.hpp"
@@ -41,6 +44,7 @@ struct PairMeta {
   uint32_t local_vm = 0;   // index into cfg.vms
   uint32_t remote_vm = 0;  // index into cfg.remote_vms
   uint32_t host = 0;       // index into cfg.hosts
+  uint64_t shim = 0;       // its data frames' tunnel shim (VNI, wire_id), encoded (encap_template.hpp)
 };
 
 // Receiver-side pair (a remote VM sending to a local VM), learned from its
@@ -57,6 +61,7 @@ struct HostRoutes {
   wire::OuterAddrs outer;                   // src/dst MAC and IP, dst port
   std::vector<wire::SourceRoute> routes;    // candidate paths
   std::vector<uint16_t> src_ports;          // outer UDP source port per path
+  std::vector<EncapTemplate> data_encap;    // per path: the data frames' headers, encoded (encap_template.hpp)
   wire::SourceRoute reply;                  // for responses and finish-acks
   uint16_t reply_src_port = 0;
 };
@@ -66,7 +71,24 @@ struct ClassifyKey {
   uint16_t port;
   uint16_t vlan;  // 802.1Q VLAN id of the VM's tenant, 0: untagged (pipeline/vlan.hpp)
   uint32_t src_ip, dst_ip;
+  uint32_t zero = 0;  // 16 bytes: rte_hash compares 16-byte keys with one vector compare (else memcmp)
+
+  // The classification tables' hash: CRC32-C of the key's two 8-byte words,
+  // built from the fields by value (so a key just stored is hashed as
+  // stored; see flow_of in vm_rx.cpp on hashing through pointer casts).
+  uint32_t hash() const {
+    const uint64_t a = uint64_t{port} | uint64_t{vlan} << 16 | uint64_t{src_ip} << 32;
+    const uint64_t b = uint64_t{dst_ip} | uint64_t{zero} << 32;
+    return rte_hash_crc_8byte(b, rte_hash_crc_8byte(a, 0));
+  }
+  // hash() as the tables' rte_hash function (inserts and single lookups).
+  static uint32_t table_hash(const void* key, uint32_t /*key_len*/, uint32_t /*init*/) {
+    ClassifyKey k;
+    std::memcpy(&k, key, sizeof k);
+    return k.hash();
+  }
 };
+static_assert(sizeof(ClassifyKey) == 16);
 struct VmKey {
   uint32_t vni, ip;
 };
@@ -165,10 +187,13 @@ class EdgeState {
   bool stopping = false;                   // stop sequence: finished pairs do not rejoin
   FabricPacer pacer;  // data frames to the fabric at edge.fabric_rate_mbps / workers
   uint64_t busy_ns = 0, loop_ns = 0;       // iterations with work / all (busy fraction)
+  wire::Message ctl_msg;                   // control_tx's scratch (VmPair::next_message fills it)
   std::atomic<uint64_t> rx_seen{0};        // stats.rx(), published for the idle exit
 
   // Encapsulation overhead of a pair's frames on path `path` (or path 0).
-  uint32_t encap_bytes(uint32_t pair, int path) const;
+  uint32_t encap_bytes(uint32_t pair, int path) const {
+    return hosts[meta[pair].host].data_encap[path < 0 ? 0 : static_cast<size_t>(path)].len;
+  }
   uint64_t queued() const { return sched.backlog_packets(); }
 
  private:

@@ -28,6 +28,18 @@ inline bool encap(rte_mbuf* m, const wire::OuterAddrs& outer, uint16_t src_port,
   return true;
 }
 
+// A pair's data frame: its path's encoded headers (encap_template.hpp) and
+// its shim prepended, the lengths and IPv4 checksum filled; the same bytes as
+// encap(m, outer, src_port, route, kNextData, vni, pair_id). False (mbuf
+// untouched) without headroom.
+inline bool encap_data(rte_mbuf* m, const EncapTemplate& t, uint64_t shim) {
+  const uint32_t body = rte_pktmbuf_pkt_len(m);
+  auto* p = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(m, t.len));
+  if (p == nullptr) return false;
+  t.write(p, body, shim);
+  return true;
+}
+
 // Replaces the mbuf's content with a control frame carrying msg. The mbuf
 // must be a single segment (fresh from the pool, or a received probe).
 inline bool write_control(rte_mbuf* m, const wire::OuterAddrs& outer, uint16_t src_port,

@@ -9,12 +9,12 @@
 
 namespace ufab::pipeline {
 
-HashTable::HashTable(const std::string& name, uint32_t entries, uint32_t key_len) {
+HashTable::HashTable(const std::string& name, uint32_t entries, uint32_t key_len, HashFn hash) {
   rte_hash_parameters p{};
   p.name = name.c_str();
   p.entries = entries < 8 ? 8 : entries;
   p.key_len = key_len;
-  p.hash_func = rte_hash_crc;
+  p.hash_func = hash != nullptr ? hash : rte_hash_crc;
   p.hash_func_init_val = 0;
   // Extendable buckets: all `entries` keys fit whatever their hashes (a
   // plain cuckoo table sized to exactly its key count refuses inserts near
@@ -44,6 +44,15 @@ void HashTable::lookup_bulk(const void** keys, uint32_t n, uint32_t* out) const 
   uint64_t hits = 0;
   if (n == 0) return;
   rte_hash_lookup_bulk_data(h_, keys, n, &hits, data);
+  for (uint32_t i = 0; i < n; ++i)
+    out[i] = (hits >> i) & 1 ? static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data[i])) : kMiss;
+}
+
+void HashTable::lookup_bulk_hashed(const void** keys, uint32_t* hashes, uint32_t n, uint32_t* out) const {
+  void* data[kMaxBulk];
+  uint64_t hits = 0;
+  if (n == 0) return;
+  rte_hash_lookup_with_hash_bulk_data(h_, keys, hashes, n, &hits, data);
   for (uint32_t i = 0; i < n; ++i)
     out[i] = (hits >> i) & 1 ? static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data[i])) : kMiss;
 }

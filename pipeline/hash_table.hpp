@@ -16,8 +16,10 @@ class HashTable {
   static constexpr uint32_t kMiss = UINT32_MAX;
   static constexpr uint32_t kMaxBulk = 64;
 
+  // The table's hash of a key (rte_hash_function); nullptr: rte_hash_crc.
+  using HashFn = uint32_t (*)(const void* key, uint32_t key_len, uint32_t init);
   // Throws std::runtime_error naming the table. name must be unique in the process.
-  HashTable(const std::string& name, uint32_t entries, uint32_t key_len);
+  HashTable(const std::string& name, uint32_t entries, uint32_t key_len, HashFn hash = nullptr);
   ~HashTable();
   HashTable(const HashTable&) = delete;
   HashTable& operator=(const HashTable&) = delete;
@@ -27,6 +29,10 @@ class HashTable {
   uint32_t lookup(const void* key) const;
   // out[i] = value or kMiss for keys[0..n), n <= kMaxBulk.
   void lookup_bulk(const void** keys, uint32_t n, uint32_t* out) const;
+  // The same with each key's hash given (the table's HashFn of it, computed
+  // by the caller where the key is built: no call through the table's
+  // function pointer per key).
+  void lookup_bulk_hashed(const void** keys, uint32_t* hashes, uint32_t n, uint32_t* out) const;
   uint32_t size() const { return n_; }
 
  private:

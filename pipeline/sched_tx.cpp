@@ -35,8 +35,7 @@ uint32_t sched_tx(EdgeState& s, Nanos now) {
     const HostRoutes& h = s.hosts[pm.host];
     const int ap = vp.active_path();
     const size_t path = ap < 0 ? 0 : static_cast<size_t>(ap);
-    if (unlikely(!encap(pkts[i], h.outer, h.src_ports[path], h.routes[path], wire::kNextData,
-                        s.cfg.tenants[pm.tenant].vni, pm.wire_id))) {
+    if (unlikely(!encap_data(pkts[i], h.data_encap[path], pm.shim))) {
       s.sched.on_acked(p, lens[i]);  // never sent: give the scheduler its bytes back
       s.stats.drop(fp, Drop::no_headroom);
       rte_pktmbuf_free(pkts[i]);
@@ -50,8 +49,10 @@ uint32_t sched_tx(EdgeState& s, Nanos now) {
     ++s.stats.encapsulated;
     s.tx[fp].push(pkts[i]);
   }
+  // After each run of one pair's frames: its probe every L_w bytes, or
+  // whatever else is due; most pairs have nothing (VmPair::may_send_message).
   for (size_t i = 0; i < n; ++i)
-    if (i + 1 == n || ids[i + 1] != ids[i]) control_tx(s, ids[i], now);
+    if ((i + 1 == n || ids[i + 1] != ids[i]) && s.pairs[ids[i]].may_send_message()) control_tx(s, ids[i], now);
   return static_cast<uint32_t>(n);
 }
 

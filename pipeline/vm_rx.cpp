@@ -15,6 +15,7 @@
 
 #include <cstring>
 
+#include "pipeline/not_ufab.hpp"
 #include "pipeline/stages.hpp"
 #include "pipeline/vlan.hpp"
 
@@ -52,9 +53,13 @@ uint32_t flow_of(const uint8_t* d, uint32_t len, uint32_t flows) {
 void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
   ClassifyKey keys[TxBuffer::kCap];
   const void* kp[TxBuffer::kCap];
+  uint32_t sig[TxBuffer::kCap];  // ClassifyKey::hash of keys[i]
   rte_mbuf* cand[TxBuffer::kCap];
   uint32_t flows[TxBuffer::kCap], pair[TxBuffer::kCap], lens[TxBuffer::kCap];
   uint32_t k = 0;
+  // One FrameView for the burst: parse_frame fills it only for a uFAB frame
+  // (dropped here); a fresh one per frame was a 96-byte clear per frame.
+  wire::FrameView v;
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
     uint32_t len = rte_pktmbuf_data_len(m);
@@ -76,8 +81,9 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
       d = rte_pktmbuf_mtod(m, const uint8_t*);
       len -= kVlanTagBytes;
     }
-    wire::FrameView v;
-    const wire::WireError e = wire::parse_frame(std::span<const uint8_t>(d, len), v, s.cfg.udp_port);
+    const wire::WireError e = surely_not_ufab(d, len, s.cfg.udp_port)
+                                  ? wire::WireError::not_ufab  // the common case, without the full parse
+                                  : wire::parse_frame(std::span<const uint8_t>(d, len), v, s.cfg.udp_port);
     if (unlikely(e != wire::WireError::not_ufab)) {
       // A well-formed uFAB frame (probe, response, tunnel data) from a VM is
       // spoofing; anything else parse_frame refuses is a broken frame.
@@ -94,6 +100,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
     std::memcpy(&keys[k].src_ip, d + 26, 4);
     std::memcpy(&keys[k].dst_ip, d + 30, 4);
     kp[k] = &keys[k];
+    sig[k] = keys[k].hash();
     flows[k] = flow_of(d, len, s.cfg.flows_per_pair);
     cand[k++] = m;
   }
@@ -110,13 +117,14 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
         ++s.stats.marked;
       } else {
         kp[nk] = &keys[i];
+        sig[nk] = sig[i];
         slot[nk++] = i;
       }
     }
-    s.classify.lookup_bulk(kp, nk, found);
+    s.classify.lookup_bulk_hashed(kp, sig, nk, found);
     for (uint32_t j = 0; j < nk; ++j) pair[slot[j]] = found[j];
   } else {
-    s.classify.lookup_bulk(kp, k, pair);
+    s.classify.lookup_bulk_hashed(kp, sig, k, pair);
   }
   for (uint32_t i = 0; i < k; ++i)  // encap_bytes reads the pair's active path
     if (likely(pair[i] != HashTable::kMiss)) s.pairs[pair[i]].prefetch_state();
