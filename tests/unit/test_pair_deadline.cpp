@@ -12,6 +12,7 @@
 #include "control/vm_pair.hpp"
 #include "probe/reflect.hpp"
 #include "probe/units.hpp"
+#include "tests/unit/uniform_response.hpp"
 
 using namespace ufab;
 
@@ -20,18 +21,7 @@ constexpr Nanos kT = 24 * kUs;
 constexpr Nanos kNever = VmPair::kNever;
 
 // Every hop stamped with Phi = 8 tokens, W = 40000 B, idle, 10 Gb/s.
-wire::Message respond(wire::Message m, uint32_t admitted = kWireUnbound, double phi = 8, double q = 0) {
-  for (size_t i = 0; i < m.n_hop; ++i) {
-    m.hop[i].w = wire::window_to_wire(40000);
-    m.hop[i].phi = wire::tokens_to_wire(phi);
-    m.hop[i].tx = wire::tx_to_wire(0);
-    m.hop[i].q = wire::queue_to_wire(static_cast<uint64_t>(q));
-    m.hop[i].cap_code = 5;
-    m.hop[i].flags = wire::kHopStamped;
-  }
-  m.hop_index = m.n_hop;
-  return wire::reflect(m, admitted);
-}
+using test::uniform_response;
 
 VmPair single_path(const EdgeParams& prm) {
   const std::array<uint8_t, 1> h{2};
@@ -74,7 +64,7 @@ TEST(PairDeadline, AcksAtTheOldestSampleOneRttEstimateLater) {
   wire::Message m;
   int path;
   ASSERT_TRUE(p.next_message(0, true, m, path));
-  ASSERT_TRUE(p.on_message(respond(m), 20 * kUs).accepted);  // RTT sample 20 us < T: estimate T = 24 us
+  ASSERT_TRUE(p.on_message(uniform_response(m), 20 * kUs).accepted);  // RTT sample 20 us < T: estimate T = 24 us
   p.poll(24 * kUs, true);  // next tick 48 us
   p.on_data_sent(1000, 30 * kUs);
   // Sample (30 us, 1000 B) acks at 30 + 24 = 54 us; the tick at 48 us comes first.
@@ -96,7 +86,7 @@ TEST(PairDeadline, AnOutstandingProbeHoldsBackLaterSamples) {
   wire::Message m;
   int path;
   ASSERT_TRUE(p.next_message(0, true, m, path));
-  ASSERT_TRUE(p.on_message(respond(m), 20 * kUs).accepted);
+  ASSERT_TRUE(p.on_message(uniform_response(m), 20 * kUs).accepted);
   p.on_data_sent(5000, 22 * kUs);  // >= L_w: a probe is due
   EXPECT_EQ(p.next_deadline(22 * kUs, true), 22 * kUs);
   ASSERT_TRUE(p.next_message(22 * kUs, true, m, path));  // probe sent at 22 us
@@ -126,9 +116,9 @@ TEST(PairDeadline, IdleFinishThenRetriesAtEightRttsDoubling) {
   int path;
   ASSERT_TRUE(p.next_message(0, true, m, path));
   p.on_data_sent(3000, 1 * kUs);
-  p.on_message(respond(m), 20 * kUs);  // acks nothing (probe before the data)
+  p.on_message(uniform_response(m), 20 * kUs);  // acks nothing (probe before the data)
   ASSERT_TRUE(p.next_message(21 * kUs, false, m, path));  // tail probe
-  p.on_message(respond(m), 40 * kUs);
+  p.on_message(uniform_response(m), 40 * kUs);
   ASSERT_EQ(p.inflight(), 0u);
   // Ticks every 24 us until the idle finish at 1 us + 10 ms.
   const Nanos t_idle = 1 * kUs + prm.idle_finish_ns;
@@ -165,8 +155,8 @@ TEST(PairDeadline, MultipathQueriesAtOnceAndTheCandidateRefresh) {
   ASSERT_TRUE(p.next_message(0, true, q1, path1));
   // Both out: their loss at 192 us; nothing else while selecting.
   EXPECT_EQ(p.next_deadline(0, true), 8 * kT);
-  p.on_message(respond(q0), 10 * kUs);
-  p.on_message(respond(q1, kWireUnbound, 16), 12 * kUs);
+  p.on_message(uniform_response(q0), 10 * kUs);
+  p.on_message(uniform_response(q1, kWireUnbound, 16), 12 * kUs);
   EXPECT_EQ(p.next_deadline(12 * kUs, true), 12 * kUs);  // both known: choose now
   p.poll(12 * kUs, true);
   ASSERT_EQ(p.state(), VmPair::State::active);
@@ -243,7 +233,7 @@ TEST(PairDeadline, PollingOnlyAtDeadlinesChangesNothing) {
                                                                                 (rng.uniform(0, 1) ? wire::kHopAck : 0));
                                         return wire::reflect(m, 0);
                                       }()
-                                    : respond(m, rng.uniform(0, 3) == 0 ? wire::tokens_to_wire(1.5) : kWireUnbound, phi,
+                                    : uniform_response(m, rng.uniform(0, 3) == 0 ? wire::tokens_to_wire(1.5) : kWireUnbound, phi,
                                               static_cast<double>(rng.uniform(0, 20000)));
         const auto ra = a.on_message(r, t);
         const auto rb = b.on_message(r, t);

@@ -12,24 +12,15 @@
 #include "control/vm_pair.hpp"
 #include "probe/reflect.hpp"
 #include "probe/units.hpp"
+#include "tests/unit/uniform_response.hpp"
 
 using namespace ufab;
 
 namespace {
 constexpr Nanos kT = 24 * kUs;
 
-wire::Message respond(wire::Message m, double phi, double q) {
-  for (size_t i = 0; i < m.n_hop; ++i) {
-    m.hop[i].w = wire::window_to_wire(40000);
-    m.hop[i].phi = wire::tokens_to_wire(phi);
-    m.hop[i].tx = wire::tx_to_wire(0);
-    m.hop[i].q = wire::queue_to_wire(static_cast<uint64_t>(q));
-    m.hop[i].cap_code = 5;
-    m.hop[i].flags = wire::kHopStamped;
-  }
-  m.hop_index = m.n_hop;
-  return wire::reflect(m, kWireUnbound);
-}
+// Every hop stamped with Phi = phi tokens, W = 40000 B, idle, 10 Gb/s, queue q.
+wire::Message respond(wire::Message m, double phi, double q) { return test::uniform_response(m, kWireUnbound, phi, q); }
 }  // namespace
 
 TEST(PairMaySend, FalseInTheCommonStates) {
