@@ -29,6 +29,15 @@ VmPair single_path(const EdgeParams& prm) {
   p.set_assigned_token(2);
   return p;
 }
+
+// Joins p at t = 0, sends its first probe and answers it at 20 us
+// (uniform_response); m is left holding that probe.
+void answer_first_probe(VmPair& p, wire::Message& m) {
+  p.poll(0, true);
+  int path;
+  ASSERT_TRUE(p.next_message(0, true, m, path));
+  ASSERT_TRUE(p.on_message(uniform_response(m), 20 * kUs).accepted);
+}
 }  // namespace
 
 TEST(PairDeadline, SelectingWaitsForDataThenIsDueAtOnce) {
@@ -60,11 +69,8 @@ TEST(PairDeadline, ActivePairTicksEveryRttAndProbesAtOnce) {
 TEST(PairDeadline, AcksAtTheOldestSampleOneRttEstimateLater) {
   EdgeParams prm;
   VmPair p = single_path(prm);
-  p.poll(0, true);
   wire::Message m;
-  int path;
-  ASSERT_TRUE(p.next_message(0, true, m, path));
-  ASSERT_TRUE(p.on_message(uniform_response(m), 20 * kUs).accepted);  // RTT sample 20 us < T: estimate T = 24 us
+  ASSERT_NO_FATAL_FAILURE(answer_first_probe(p, m));  // RTT sample 20 us < T: estimate T = 24 us
   p.poll(24 * kUs, true);  // next tick 48 us
   p.on_data_sent(1000, 30 * kUs);
   // Sample (30 us, 1000 B) acks at 30 + 24 = 54 us; the tick at 48 us comes first.
@@ -82,11 +88,9 @@ TEST(PairDeadline, AcksAtTheOldestSampleOneRttEstimateLater) {
 TEST(PairDeadline, AnOutstandingProbeHoldsBackLaterSamples) {
   EdgeParams prm;
   VmPair p = single_path(prm);
-  p.poll(0, true);
   wire::Message m;
   int path;
-  ASSERT_TRUE(p.next_message(0, true, m, path));
-  ASSERT_TRUE(p.on_message(uniform_response(m), 20 * kUs).accepted);
+  ASSERT_NO_FATAL_FAILURE(answer_first_probe(p, m));
   p.on_data_sent(5000, 22 * kUs);  // >= L_w: a probe is due
   EXPECT_EQ(p.next_deadline(22 * kUs, true), 22 * kUs);
   ASSERT_TRUE(p.next_message(22 * kUs, true, m, path));  // probe sent at 22 us
