@@ -64,7 +64,7 @@ class BenchWire(unittest.TestCase):
         ten = {t["tenant"]: t for t in self.res["tenants"]["tenants"]}
         self.assertEqual(sorted(ten), [100, 200, 300])
         self.assertAlmostEqual(sum(t["share"] for t in ten.values()), 1.0, places=6)
-        # 3x overload behind the paced fabric port: WFQ over classes 1:2:4
+        # 6x overload behind the paced fabric port: WFQ over classes 1:2:4
         # decides the shares (1/7, 2/7, 4/7). Bound: 0.05 absolute, for the
         # start and end of the run when not every tenant is backlogged.
         for vni, target in ((100, 1 / 7), (200, 2 / 7), (300, 4 / 7)):
