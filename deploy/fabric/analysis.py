@@ -49,10 +49,13 @@ def read_queue_log(path):
 
 
 def read_host_timing(path):
-    """[(t_s, worst late wake-up in the bin, us)] from host_timing.py."""
+    """[(t_s, worst late wake-up in the bin, us, lateness of the wake-ups
+    later than host_timing.HELD_OVER_US summed over the bin, us)] from
+    host_timing.py."""
     try:
         with open(path) as f:
-            return [(float(r["t_s"]), float(r["late_max_us"])) for r in csv.DictReader(f)]
+            return [(float(r["t_s"]), float(r["late_max_us"]), float(r.get("held_us") or 0))
+                    for r in csv.DictReader(f)]
     except FileNotFoundError:
         return []
 
@@ -120,9 +123,10 @@ class Analysis:
         limit_ms = self.stall_limit_ms
         if not self.host_timing:
             return {"worst_ms": None, "at_s": None, "limit_ms": limit_ms, "stalled": False}
-        at, late = max(self.host_timing, key=lambda r: r[1])
+        at, late, _ = max(self.host_timing, key=lambda r: r[1])
+        held_ms = sum(h for _, _, h in self.host_timing) / 1000
         return {"worst_ms": round(late / 1000, 1), "at_s": round(at, 2), "limit_ms": limit_ms,
-                "stalled": late / 1000 > limit_ms}
+                "stalled": late / 1000 > limit_ms, "held_ms": round(held_ms, 1)}
 
     # ---- figures ----
     def probe_bytes(self):
@@ -239,15 +243,27 @@ class Analysis:
         """Seconds within [a, b] the host held the fabric: the late wake-ups
         of the watch longer than the stall limit (host_stalls), summed."""
         limit_us = self.stall_limit_ms * 1000
-        return sum(late for t, late in self.host_timing if a < t <= b + self.bin_s and late > limit_us) / 1e6
+        return sum(late for t, late, _ in self.host_timing if a < t <= b + self.bin_s and late > limit_us) / 1e6
+
+    def held_s(self, a, b):
+        """Seconds within [a, b] the host held the fabric through every
+        wake-up later than host_timing.HELD_OVER_US (10 ms), summed, or
+        through the stalls over the limit if that is more."""
+        held = sum(h for t, _, h in self.host_timing if a < t <= b + self.bin_s) / 1e6
+        return max(held, self.stalled_s(a, b))
 
     def rate_shortfall_explained(self, got, need, a, b):
         """A rate below `need` over [a, b] is the host's doing when the time
-        it held the fabric there, counted three times (the stall, then
-        windows and acks catching up), covers the shortfall: (need - got) /
-        need of the phase. A 1 s stall explains a 3 s phase at 2/3 of its
-        rate; a 48 ms one does not explain a 3.4 s phase at 78%."""
-        return need > 0 and 3 * self.stalled_s(a, b) >= (need - got) / need * (b - a)
+        it held the fabric there (held_s: stalls of 10 ms and more, each
+        below the limit too), counted three times (the stall, then windows
+        and acks catching up), covers the shortfall: (need - got) / need of
+        the phase. A 1 s stall explains a 3 s phase at 2/3 of its rate; a
+        48 ms one does not explain a 3.4 s phase at 78%. (One CI run had T1
+        of fig11 at 8.09 Mb/s against 8.55 with its worst stall 17.1 ms,
+        below the 20.5 ms limit: the stalls under the limit were not
+        counted then.) The run is void, not passed: --retry-stalled runs it
+        again."""
+        return need > 0 and 3 * self.held_s(a, b) >= (need - got) / need * (b - a)
 
     def recovery_bound_ms(self, k=1):
         return recovery_bound_ms(self.fab, k)

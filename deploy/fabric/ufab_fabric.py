@@ -149,7 +149,8 @@ def run_once(a, attempt):
     stalls = an.host_stalls()
     if stalls["worst_ms"] is not None:
         print(f"host timing: worst late wake-up {stalls['worst_ms']} ms at {stalls['at_s']} s "
-              f"({'more' if stalls['stalled'] else 'no more'} than the stall limit, {stalls['limit_ms']:.1f} ms)")
+              f"({'more' if stalls['stalled'] else 'no more'} than the stall limit, {stalls['limit_ms']:.1f} ms);"
+              f" {stalls['held_ms']} ms in all in wake-ups 10 ms or more late")
     summary = {"scenario": sc["name"], "title": sc.get("title"), "reduced": a.reduced,
                "scale": {"link_mbps": fab.link_mbps(), "link_delay_us": fab.delay_us(),
                          "base_rtt_us": round(fab.base_rtt_us(), 1), "bdp_bytes": round(fab.bdp_bytes()),
