@@ -3,14 +3,8 @@
 // and ours (sched/hier_scheduler.hpp) doing the same job on one core, an
 // enqueue plus a dequeue per packet on rte_mbufs, in steady state.
 //
-// rte_sched: one port, one subport, 4096 pipes of 16 queues (12 strict
-// priority traffic classes + 4 WRR best-effort queues), 64-packet queues,
-// the shape of examples/qos_sched's profile (tc_period 40 ms in the pipes,
-// 10 ms in the subport, WRR weights 1:1:1:1, tc_ov_weight 1, 24 B of frame
-// overhead). Its rates are raised from 10 GbE to 400 Gb/s at every level, so
-// the token buckets never hold a packet back: like HierScheduler with open
-// windows, the scheduler is work conserving and what is measured is its CPU
-// cost, not a shaper's rate.
+// rte_sched: tests/bench/rte_sched_profile.hpp (qos_sched's shape, 4096
+// pipes, rates not binding).
 //
 // HierScheduler<rte_mbuf*>: 1K tenants in 8 weight classes, 8K VM-pairs, 4
 // flows per pair, 64-packet flow FIFOs (the edge's scale, as in
@@ -36,14 +30,17 @@
 #include <vector>
 
 #include "sched/hier_scheduler.hpp"
+#include "tests/bench/rte_sched_profile.hpp"
 
 namespace {
 
-constexpr uint32_t kPipes = 4096;
-constexpr uint32_t kQueueSize = 64;
+using ufab::bench::kPipes;
+using ufab::bench::kQueueSize;
+using ufab::bench::make_rte_sched;
+using ufab::bench::thread_cpu;
+
 constexpr uint32_t kBacklog = 65536;
 constexpr uint32_t kBurst = 32;
-constexpr uint64_t kRateBps = 400'000'000'000ull / 8;  // bytes per second at every level
 
 struct Rng {  // xorshift64
   uint64_t s = 0x9e3779b97f4a7c15ull;
@@ -54,45 +51,6 @@ struct Rng {  // xorshift64
     return s;
   }
 };
-
-rte_sched_port* make_rte_sched() {
-  static rte_sched_subport_profile_params subport_profile{};
-  subport_profile.tb_rate = kRateBps;
-  subport_profile.tb_size = 1'000'000;
-  for (uint64_t& r : subport_profile.tc_rate) r = kRateBps;
-  subport_profile.tc_period = 10;
-  rte_sched_port_params pp{};
-  pp.name = "bench_port";
-  pp.socket = 0;
-  pp.rate = kRateBps;
-  pp.mtu = 1522;
-  pp.frame_overhead = RTE_SCHED_FRAME_OVERHEAD_DEFAULT;
-  pp.n_subports_per_port = 1;
-  pp.subport_profiles = &subport_profile;
-  pp.n_subport_profiles = 1;
-  pp.n_max_subport_profiles = 1;
-  pp.n_pipes_per_subport = kPipes;
-  rte_sched_port* port = rte_sched_port_config(&pp);
-  if (port == nullptr) return nullptr;
-
-  static rte_sched_pipe_params pipe{};
-  pipe.tb_rate = kRateBps;
-  pipe.tb_size = 1'000'000;
-  for (uint64_t& r : pipe.tc_rate) r = kRateBps;
-  pipe.tc_period = 40;
-  pipe.tc_ov_weight = 1;
-  for (uint8_t& w : pipe.wrr_weights) w = 1;
-  rte_sched_subport_params sp{};
-  sp.n_pipes_per_subport_enabled = kPipes;
-  for (uint16_t& q : sp.qsize) q = kQueueSize;
-  sp.pipe_profiles = &pipe;
-  sp.n_pipe_profiles = 1;
-  sp.n_max_pipe_profiles = 1;
-  if (rte_sched_subport_config(port, 0, &sp, 0) != 0) return nullptr;
-  for (uint32_t p = 0; p < kPipes; ++p)
-    if (rte_sched_pipe_config(port, 0, p, 0) != 0) return nullptr;
-  return port;
-}
 
 void classify(rte_sched_port* port, rte_mbuf* m, uint32_t tc, Rng& rng) {
   const uint64_t r = rng.next();
@@ -106,12 +64,6 @@ struct Result {
   double cpu_seconds = 0;  // this thread's CPU time (the machine may be shared)
   uint64_t drops = 0;
 };
-
-double thread_cpu() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 // mpps: per second of this thread's CPU time; mpps_wall: per wall second.
 void print(const char* name, const Result& r) {

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""The peers of `deploy/ufab bench edge` run and account for every frame:
+ufab-bench-qos-pipeline (rte_sched in a qos_sched-shaped RX -> classify ->
+rte_sched -> TX pipeline on net_pcap -> net_null) and ufab-bench-rte-sched
+(rte_sched and HierScheduler alone). Short runs; no rate is asserted (the
+2 vCPUs are shared), only that each measured something and conserved.
+
+argv: BUILD_DIR. Skips (77) with the reason when a binary is missing.
+"""
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = sys.argv.pop(1) if len(sys.argv) > 1 else ""
+sys.path.insert(0, os.path.join(ROOT, "deploy"))
+import bench_edge  # noqa: E402  (the bench's own pcap writer and EAL arguments)
+
+QOS = os.path.join(BUILD, "tests", "ufab-bench-qos-pipeline")
+SCHED = os.path.join(BUILD, "tests", "ufab-bench-rte-sched")
+
+
+def kv(line):
+    return {m.group(1): m.group(2) for m in re.finditer(r"(\S+?)=(\S+)", line)}
+
+
+class BenchPeers(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        missing = [p for p in (QOS, SCHED) if not os.access(p, os.X_OK)]
+        if missing:
+            print("SKIP: needs " + ", ".join(missing) + " (built with libdpdk)")
+            sys.exit(77)
+        cls.dir = tempfile.TemporaryDirectory(prefix="ufab-test-bench-peers-")
+        cls.pcap = os.path.join(cls.dir.name, "mix.pcap")
+        bench_edge.write_pcap(cls.pcap, bench_edge.TENANTS * bench_edge.REMOTE_PER_TENANT, 64, random.Random(1))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def run_peer(self, binary, prefix, vdevs, args):
+        cmd = [binary] + bench_edge.eal(f"{prefix}{os.getpid()}", "1", vdevs) + ["--"] + args
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        print(r.stdout, r.stderr)
+        self.assertEqual(r.returncode, 0, f"{os.path.basename(binary)} exited {r.returncode}")
+        return r.stdout.splitlines()
+
+    def test_qos_pipeline_measures_and_conserves(self):
+        out = self.run_peer(QOS, "tqos", [f"net_pcap0,rx_pcap={self.pcap},infinite_rx=1", "net_null0,no-rx=1"],
+                            ["0.5", "0.2"])
+        rate = [kv(l) for l in out if l.startswith("bench-qos rte_sched_pipeline ")]
+        tot = [kv(l) for l in out if l.startswith("bench-qos totals ")]
+        self.assertEqual(len(rate), 1, "one rate line")
+        self.assertEqual(len(tot), 1, "one totals line")
+        r, t = rate[0], tot[0]
+        self.assertGreater(float(r["mpps"]), 0)
+        self.assertGreater(int(r["tx"]), 0, "frames sent in the measured interval")
+        rx, tx = int(t["rx"]), int(t["tx"])
+        drops, drained = int(t["sched_drops"]) + int(t["tx_drops"]), int(t["drained"])
+        self.assertGreater(rx, 0)
+        self.assertEqual(rx, tx + drops + drained, "rx = tx + drops + queued at the end")
+        self.assertEqual(t["conserved"], "1")
+
+    def test_qos_pipeline_needs_two_ports(self):
+        cmd = [QOS] + bench_edge.eal(f"tqos1{os.getpid()}", "1", ["net_null0"]) + ["--", "0.1"]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("needs two ports", r.stderr)
+
+    def test_schedulers_alone_measure(self):
+        out = self.run_peer(SCHED, "tsch", [], ["0.2", "64"])
+        names = {l.split()[1]: kv(l) for l in out if l.startswith("bench-sched ") and "mpps=" in l}
+        self.assertEqual(sorted(names), ["hier_scheduler_8192_pairs", "rte_sched_4096_pipes"])
+        for name, v in names.items():
+            self.assertGreater(float(v["mpps"]), 0, name)
+            self.assertGreater(int(v["packets"]), 0, name)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
