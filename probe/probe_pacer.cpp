@@ -5,11 +5,11 @@ namespace ufab {
 
 ProbePacer::ProbePacer(uint64_t probe_every_bytes, uint32_t timeout_rtts, uint32_t first_seq,
                        uint32_t max_timeout_rtts, uint32_t loss_streak)
-    : probe_every_bytes_(probe_every_bytes),
+    : probe_every_bytes_(static_cast<uint32_t>(probe_every_bytes < UINT32_MAX ? probe_every_bytes : UINT32_MAX)),
       timeout_rtts_(timeout_rtts),
       max_timeout_rtts_(max_timeout_rtts > timeout_rtts ? max_timeout_rtts : timeout_rtts),
       next_seq_(first_seq),
-      loss_streak_(loss_streak) {}
+      loss_streak_(static_cast<uint8_t>(loss_streak < 64 ? loss_streak : 64)) {}
 
 uint32_t ProbePacer::timeout_rtts_now() const {
   // Doubling per consecutive loss, in 64 bits so the cap (<= 2^32 - 1) is
