@@ -16,6 +16,10 @@ struct EdgeParams {
   uint32_t freeze_max_rtts = 10;       // N: per-host freeze window drawn from [1, N] RTTs
   Nanos better_path_hold_ns = 30 * kSec;  // migration trigger (ii)
   uint32_t probe_timeout_rtts = 8;     // probe loss: no response within 8 base RTTs (§4.1)
+  // After consecutive losses on a path the loss timeout doubles, up to this
+  // many base RTTs; a response resets it (docs/design.md §14). 8 * 2^7: a
+  // path that answers nothing costs one probe per 1024 RTTs, not per 8.
+  uint32_t probe_timeout_max_rtts = 1024;
   uint32_t finish_max_retries = 8;     // finish retried until every hop acks
   Nanos idle_finish_ns = 10 * kMs;     // a pair idle this long sends finish
   uint32_t candidate_refresh_rtts = 1000;  // query other candidate paths this often (trigger ii)

@@ -35,7 +35,7 @@ VmPair::VmPair(const EdgeParams& params, uint32_t pair_id, Nanos base_rtt,
   for (size_t i = 0; i < n_paths_; ++i) {
     Path& p = paths_[i];
     p.n_hop = static_cast<uint8_t>(std::min<size_t>(path_hops[i], wire::kMaxHops));
-    p.pacer = ProbePacer(prm_.probe_every_bytes, prm_.probe_timeout_rtts);
+    p.pacer = ProbePacer(prm_.probe_every_bytes, prm_.probe_timeout_rtts, 0, prm_.probe_timeout_max_rtts);
     p.finish = FinishTracker(prm_.probe_timeout_rtts, prm_.finish_max_retries);
   }
 }
@@ -269,8 +269,11 @@ void VmPair::join(int path, Nanos now, bool after_migration) {
   state_ = State::active;
   p.registered = false;
   // A fresh pacer: the registering probe goes with the first data (§3.5
-  // bootstrap). Its seqs continue the old ones so a late response is stale.
-  p.pacer = ProbePacer(prm_.probe_every_bytes, prm_.probe_timeout_rtts, p.pacer.outstanding_seq() + 1);
+  // bootstrap). Its seqs continue the old ones so a late response is stale,
+  // and so does its loss streak: the path has not answered since (the
+  // doubling loss timeout, probe_pacer.hpp).
+  p.pacer = ProbePacer(prm_.probe_every_bytes, prm_.probe_timeout_rtts, p.pacer.outstanding_seq() + 1,
+                       prm_.probe_timeout_max_rtts, p.pacer.loss_streak());
   p.finish = FinishTracker(prm_.probe_timeout_rtts, prm_.finish_max_retries);  // a rejoin cancels a finish
   adm_.join(token(), prm_.unit_bw_Bps, T_, now);  // Scenario 1
   for (size_t i = 0; i < p.n_hop; ++i) p.own_w[i] = adm_.window();

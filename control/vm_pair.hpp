@@ -114,7 +114,8 @@ class alignas(64) VmPair {
   };
   Result on_message(const wire::Message& m, Nanos now);
 
-  // Timers: probe loss (8 base RTTs), per-RTT migration checks, Scenario 2,
+  // Timers: probe loss (8 base RTTs, doubling per consecutive loss on the
+  // path up to probe_timeout_max_rtts), per-RTT migration checks, Scenario 2,
   // idle finish, candidate refresh.
   void poll(Nanos now, bool backlogged);
 
@@ -127,7 +128,8 @@ class alignas(64) VmPair {
   // earlier, never later: a poll at the deadline may find nothing to do (the
   // owner re-arms), a pair not polled before it would behave as if polled.
   // The deadlines (all computed from the state, no clock read):
-  //  - a probe or candidate query outstanding: its loss at 8 base RTTs (§4.1);
+  //  - a probe or candidate query outstanding: its loss deadline (8 base
+  //    RTTs, §4.1; longer after consecutive losses, ProbePacer);
   //  - a finish pending: its first send at once, then its retry or give-up
   //    time (probe/finish_tracker.hpp);
   //  - acks: the oldest unacknowledged send-history sample plus the RTT

@@ -7,7 +7,11 @@ Setup (one host, no NICs):
               pair mix below forever (the PMD copies each frame into a fresh
               mbuf, the same cost for every program measured here)
   fabric side net_null0,no-rx=1                      swallows every frame
-  ufab-edge   one lcore (-l 1), 1K tenants (8 weight classes), 1K local VMs,
+  ufab-edge   one lcore (-l 1): control and the worker share it; and, at the
+              32 us token period, control on its own lcore (-l 0,1
+              --lcore-map 0:1): lcore 0 runs Alg. 1, lcore 1 is the worker
+              (the VM-pairs' timers, probes, classify, scheduler, encap).
+              1K tenants (8 weight classes), 1K local VMs,
               8K remote VMs, 8K VM-pairs configured in every run; the pcap
               sends to 1, 1K (one per tenant) or 8K of them; frames of 64 B
               and 1500 B (DPDK pkt_len, without FCS).
@@ -18,7 +22,11 @@ Setup (one host, no NICs):
               pair timers every 32 us, probes every L_w bytes), not windows.
   rate        data frames encapsulated per second (the stats line's encap
               counter over the run after a warm-up second; net_null refuses
-              nothing), from ufab-edge's own --stats-interval lines.
+              nothing), from ufab-edge's own --stats-interval lines, per
+              CPU-second of the polling thread: on one lcore the busiest
+              thread; with a control lcore the worker thread, picked by its
+              name (/proc/PID/task/TID/comm, DPDK's rte-worker-1), and the
+              control lcore's (the main thread's) CPU share is printed.
 
 Peers, same run, same devices and cores:
   dpdk-testpmd --forward-mode=io (net_pcap0 -> net_null0), 1 forwarding core.
@@ -133,28 +141,48 @@ def eal(prefix, lcores, vdevs):
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-def busiest_thread_cpu(pid):
-    """CPU seconds (user + system) of the process's busiest thread: the polling lcore."""
-    best = 0
+WORKER_COMM = re.compile(r"^(?:rte|lcore)-worker-(\d+)$")  # DPDK 22.11: rte-worker-N
+
+
+def thread_cpu(pid):
+    """CPU seconds (user + system) of the process's threads: {"busiest": the
+    busiest thread (the polling lcore on one lcore), "main": the main thread
+    (the EAL main lcore: control), "worker1": the thread named
+    rte-worker-1 (lcore 1), ...}."""
+    out = {"busiest": 0.0, "main": 0.0}
     try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            try:
-                with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                best = max(best, int(fields[11]) + int(fields[12]))
-            except (OSError, IndexError, ValueError):
-                pass
+        tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        pass
-    return best / CLK_TCK
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                comm = f.read().strip()
+            cpu = (int(fields[11]) + int(fields[12])) / CLK_TCK
+        except (OSError, IndexError, ValueError):
+            continue
+        out["busiest"] = max(out["busiest"], cpu)
+        if int(tid) == pid:
+            out["main"] = cpu
+        m = WORKER_COMM.match(comm)
+        if m:
+            out[f"worker{m.group(1)}"] = cpu
+    return out
 
 
-def run_for(cmd, seconds, log, done=None):
+def busiest_thread_cpu(pid):
+    """CPU seconds of the process's busiest thread: the polling lcore."""
+    return thread_cpu(pid)["busiest"]
+
+
+def run_for(cmd, seconds, log, done=None, cpu=busiest_thread_cpu):
     """Runs cmd until done(lines) says enough was printed or for at most
     `seconds`, then SIGINT. Returns [(line, cpu)]: each output
     line with the CPU seconds its busiest thread had used when the line arrived
     (the machine is shared: the polling core's own CPU time, not the wall
-    clock, says what one core does)."""
+    clock, says what one core does); cpu=thread_cpu gives every thread's."""
     lines = []
     with open(log, "w") as out:
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
@@ -163,7 +191,7 @@ def run_for(cmd, seconds, log, done=None):
             stopped = False
             for l in p.stdout:
                 out.write(l)
-                lines.append((l.rstrip("\n"), busiest_thread_cpu(p.pid)))
+                lines.append((l.rstrip("\n"), cpu(p.pid)))
                 if done is not None and not stopped and done(lines):
                     stopped = True
                     p.send_signal(signal.SIGINT)
@@ -187,9 +215,12 @@ def kv(line):
     return {m.group(1): m.group(2) for m in re.finditer(r"(\S+?)=(\S+)", line)}
 
 
-def edge_rate(out, warmup_s):
+def edge_rate(out, warmup_s, thread=None):
     """Data frames encapsulated (and all fabric TX) per second of the worker's
-    CPU time and per wall second, from the stats lines after the warm-up."""
+    CPU time and per wall second, from the stats lines after the warm-up.
+    thread: None when each line carries one CPU figure (the busiest thread);
+    else the key of the worker thread in thread_cpu()'s figures, and the
+    control lcore's (main thread's) CPU share is returned too."""
     rows = [(kv(l), cpu) for l, cpu in out if l.startswith("ufab-edge stats ")]
     if len(rows) < 2:
         return None
@@ -198,18 +229,27 @@ def edge_rate(out, warmup_s):
     rows = later if len(later) >= 2 else rows[-2:]
     (a, ca), (b, cb) = rows[0], rows[-1]
     dt = (int(b["t"]) - int(a["t"])) / 1e9
+    control_share = None
+    if thread is not None:
+        if thread not in ca or thread not in cb:
+            return None
+        control_share = (cb["main"] - ca["main"]) / dt if dt > 0 else None
+        ca, cb = ca[thread], cb[thread]
     dcpu = cb - ca
     if dt <= 0 or dcpu <= 0:
         return None
     drops = {k[5:]: int(v) for k, v in b.items() if k.startswith("drop.")}
-    return {"mpps": (int(b["encap"]) - int(a["encap"])) / dcpu / 1e6,
-            "mpps_wall": (int(b["encap"]) - int(a["encap"])) / dt / 1e6,
-            "cpu_share": dcpu / dt,
-            "tx_mpps": (int(b["tx"]) - int(a["tx"])) / dcpu / 1e6,
-            "seconds": dt, "conserved": b["conserved"] == "1", "queued_end": int(b["queued"]),
-            "generated_per_s": (int(b["generated"]) - int(a["generated"])) / dt,
-            "token_rounds_per_s": (int(b["token_rounds"]) - int(a["token_rounds"])) / dt,
-            "drops_total": drops}
+    r = {"mpps": (int(b["encap"]) - int(a["encap"])) / dcpu / 1e6,
+         "mpps_wall": (int(b["encap"]) - int(a["encap"])) / dt / 1e6,
+         "cpu_share": dcpu / dt,
+         "tx_mpps": (int(b["tx"]) - int(a["tx"])) / dcpu / 1e6,
+         "seconds": dt, "conserved": b["conserved"] == "1", "queued_end": int(b["queued"]),
+         "generated_per_s": (int(b["generated"]) - int(a["generated"])) / dt,
+         "token_rounds_per_s": (int(b["token_rounds"]) - int(a["token_rounds"])) / dt,
+         "drops_total": drops}
+    if thread is not None:
+        r["control_lcore_cpu_share"] = control_share
+    return r
 
 
 def testpmd_rate(out, warmup_s):
@@ -264,6 +304,7 @@ def main():
     def testpmd_done(lines):  # one port-1 sample per second
         return sum(1 for l, _ in lines if "NIC statistics for port 1" in l) >= warm_s + run_s + 2
 
+    fmt = lambda v: "?" if v is None else f"{v:.2f}"
     work = tempfile.mkdtemp(prefix="ufab-bench-edge-")
     prefix = f"ufabbench{os.getpid()}"
     rng = random.Random(1)
@@ -280,11 +321,12 @@ def main():
         write_config(cfgs[m], us)
     lengths = [64, 1500]
     counts = [1, TENANTS, TENANTS * REMOTE_PER_TENANT]
-    res = {"setup": {"vm_port": "net_pcap infinite_rx", "fabric_port": "net_null no-rx", "lcores": "ufab-edge -l 1; testpmd -l 0,1 (1 forwarding core)",
+    res = {"setup": {"vm_port": "net_pcap infinite_rx", "fabric_port": "net_null no-rx",
+                     "lcores": "ufab-edge -l 1 (edge), -l 0,1 --lcore-map 0:1 (edge_worker_core); testpmd -l 0,1 (1 forwarding core)",
                      "tenants": TENANTS, "pairs_configured": TENANTS * REMOTE_PER_TENANT, "window_gating": False,
                      "frame_len_is": "DPDK pkt_len (no FCS)", "run_seconds": run_s, "warmup_seconds": warm_s,
                      "quick": a.quick},
-           "edge": {}, "testpmd_io": {}, "sched": {}, "goals": {}}
+           "edge": {}, "edge_worker_core": {}, "testpmd_io": {}, "sched": {}, "goals": {}}
     pcaps = {}
     for ln in lengths:
         for n in counts:
@@ -292,32 +334,53 @@ def main():
             write_pcap(p, n, ln, rng)
             pcaps[(n, ln)] = p
 
-    print(f"ufab bench edge: ufab-edge on 1 lcore, {TENANTS} tenants, {TENANTS * REMOTE_PER_TENANT} VM-pairs configured,"
+    print(f"ufab bench edge: ufab-edge on 1 lcore, and with control on its own lcore, {TENANTS} tenants,"
+          f" {TENANTS * REMOTE_PER_TENANT} VM-pairs configured,"
           f" window gating OFF (scheduler + classify + encap + control work; nothing answers probes on net_null)")
     runs = [(m, ln, n) for m in modes for ln in lengths for n in counts]
     if a.quick:  # the 32 us control period and 1500 B frames only at 8K pairs
         runs = [r for r in runs if r[2] == counts[-1] or (r[0] == "ctl1s" and r[1] == 64)]
-    for m, ln, n in runs:
-            log = os.path.join(work, f"edge_{m}_{n}_{ln}.log")
-            cmd = [edge_bin] + eal(prefix + "e", "1", [f"net_pcap0,rx_pcap={pcaps[(n, ln)]},infinite_rx=1",
-                                                      "net_null0,no-rx=1"]) + ["--", "--config", cfgs[m],
-                                                                               "--stats-interval", "0.5"]
+    # Control on its own lcore (-l 0,1 --lcore-map 0:1), at the paper's
+    # 32 us period: lcore 0 runs Alg. 1, the worker (lcore 1) the rest. The
+    # rate is per CPU-second of the worker thread, found by its name.
+    worker_runs = [("ctl32us", ln, n) for ln in lengths for n in counts]
+    if a.quick:
+        worker_runs = [r for r in worker_runs if r[2] == counts[-1]]
+    layout_runs = [("one_lcore", r) for r in runs] + [("ctl_lcore0", r) for r in worker_runs]
+    for layout, (m, ln, n) in layout_runs:
+            one = layout == "one_lcore"
+            log = os.path.join(work, f"edge_{layout}_{m}_{n}_{ln}.log")
+            cmd = [edge_bin] + eal(prefix + "e", "1" if one else "0,1",
+                                   [f"net_pcap0,rx_pcap={pcaps[(n, ln)]},infinite_rx=1",
+                                    "net_null0,no-rx=1"]) + ["--", "--config", cfgs[m], "--stats-interval", "0.5"]
+            if not one:
+                cmd += ["--lcore-map", "0:1"]
             # The start (9K-VM configuration, 8K pairs, EAL) is not timed:
             # the rate comes from the stats lines' own clock.
             if a.keep:  # to rerun one case by hand, e.g. under perf record -e cpu-clock -g
                 print("  command: " + " ".join(cmd))
-            out = run_for(cmd, 120, log, edge_done)
-            r = edge_rate(out, warm_s)
+            out = run_for(cmd, 120, log, edge_done, busiest_thread_cpu if one else thread_cpu)
+            r = edge_rate(out, warm_s, None if one else "worker1")
             key = f"{m}_{ln}B_{n}pairs"
+            table = res["edge"] if one else res["edge_worker_core"]
             if r is None:
-                print(f"  edge {key}: no stats (see {log})")
-                res["edge"][key] = None
+                print(f"  edge {layout} {key}: no stats (see {log})")
+                table[key] = None
                 continue
-            res["edge"][key] = r
-            print(f"  ufab-edge {m:7s} {ln:5d} B {n:5d} active pairs: {r['mpps']:6.2f} Mpps data per CPU-second"
-                  f" [{r['mpps_wall']:.2f} per wall second, core share {r['cpu_share']:.2f}]"
-                  f" ({r['tx_mpps']:.2f} Mpps all fabric TX incl. {r['generated_per_s'] / 1e3:.0f} K control frames/s;"
-                  f" conserved={int(r['conserved'])})")
+            table[key] = r
+            if one:
+                print(f"  ufab-edge {m:7s} {ln:5d} B {n:5d} active pairs: {r['mpps']:6.2f} Mpps data per CPU-second"
+                      f" [{r['mpps_wall']:.2f} per wall second, core share {r['cpu_share']:.2f}]"
+                      f" ({r['tx_mpps']:.2f} Mpps all fabric TX incl. {r['generated_per_s'] / 1e3:.0f} K control frames/s;"
+                      f" conserved={int(r['conserved'])})")
+            else:
+                cs = r["control_lcore_cpu_share"]
+                print(f"  ufab-edge per worker core, control on lcore 0, {m} {ln:5d} B {n:5d} active pairs:"
+                      f" {r['mpps']:6.2f} Mpps data per worker CPU-second"
+                      f" [{r['mpps_wall']:.2f} per wall second, worker core share {r['cpu_share']:.2f}]"
+                      f" ({r['tx_mpps']:.2f} Mpps all fabric TX incl. {r['generated_per_s'] / 1e3:.0f} K control frames/s;"
+                      f" conserved={int(r['conserved'])}); control lcore: CPU share {fmt(cs)},"
+                      f" {r['token_rounds_per_s']:.0f} token rounds/s of {1e6 / modes[m]:.0f} due")
 
     for ln in lengths:
         log = os.path.join(work, f"testpmd_{ln}.log")
@@ -349,7 +412,6 @@ def main():
     def ratio(x, y):
         return x / y if x and y else None
 
-    fmt = lambda v: "?" if v is None else f"{v:.2f}"
     yes = lambda ok: "MET" if ok else "NOT met"
     tp = res["testpmd_io"].get("64B")
     rs = res["sched"].get("rte_sched_4096_pipes", {}).get("64B")
@@ -362,27 +424,39 @@ def main():
             q = res["sched"].get("rte_sched_4096_pipes", {}).get(f"{ln}B")
             print(f"  ufab-edge {m} {ln} B {n} pairs: / testpmd io = {fmt(ratio(r['mpps'], t))},"
                   f" / rte_sched = {fmt(ratio(r['mpps'], q))}")
+    for m, ln, n in worker_runs:
+        r = res["edge_worker_core"].get(f"{m}_{ln}B_{n}pairs")
+        if r:
+            t = res["testpmd_io"].get(f"{ln}B")
+            q = res["sched"].get("rte_sched_4096_pipes", {}).get(f"{ln}B")
+            print(f"  ufab-edge per worker core, control on lcore 0, {m} {ln} B {n} pairs:"
+                  f" / testpmd io = {fmt(ratio(r['mpps'], t))}, / rte_sched = {fmt(ratio(r['mpps'], q))}")
     goals = {"hier_scheduler_over_rte_sched_64B": ratio(hs, rs)}
-    for m in modes:
-        r = res["edge"].get(f"{m}_64B_{counts[-1]}pairs")
+    # The goals per core: on one lcore at both control periods, and per worker
+    # core with control on lcore 0 at the paper's 32 us.
+    for m, table, gkey in [(m, "edge", m) for m in modes] + [("ctl32us", "edge_worker_core", "ctl32us_control_on_lcore0")]:
+        r = res[table].get(f"{m}_64B_{counts[-1]}pairs")
         e = r["mpps"] if r else None
-        goals[m] = {
+        goals[gkey] = {
             "edge_8k_pairs_64B_mpps": {"value": e, "goal": GOAL_MPPS, "met": bool(e and e >= GOAL_MPPS)},
             "edge_over_rte_sched": {"value": ratio(e, rs), "goal": 2.0, "met": bool(ratio(e, rs) and ratio(e, rs) >= 2.0)},
             "edge_over_testpmd_io": {"value": ratio(e, tp), "goal": 0.5, "met": bool(ratio(e, tp) and ratio(e, tp) >= 0.5)},
         }
-        g = goals[m]
-        what = "control work every 32 us on the same core (ufab-edge as it is)" if m == "ctl32us" else \
-            "control work once per second (the data path alone)"
+        g = goals[gkey]
+        what = {"ctl32us": "control work every 32 us on the same core (ufab-edge on one lcore)",
+                "ctl1s": "control work once per second (the data path alone)",
+                "ctl32us_control_on_lcore0": "per worker core, control on lcore 0 (Alg. 1 every 32 us there;"
+                                             " the pairs' timers stay on the worker)"}[gkey]
         print(f"goals, 64 B, 8K active pairs, {what}:")
-        print(f"  >= {GOAL_MPPS} Mpps per core: {fmt(e)} -> {yes(g['edge_8k_pairs_64B_mpps']['met'])}")
+        print(f"  >= {GOAL_MPPS} Mpps per {'worker ' if table != 'edge' else ''}core: {fmt(e)} -> {yes(g['edge_8k_pairs_64B_mpps']['met'])}")
         print(f"  >= 2x rte_sched (4096 pipes, the scheduler alone): {fmt(ratio(e, rs))}x ->"
               f" {yes(g['edge_over_rte_sched']['met'])}")
         print(f"  >= 0.5x testpmd io: {fmt(ratio(e, tp))}x -> {yes(g['edge_over_testpmd_io']['met'])}")
     print(f"scheduler alone, 64 B: HierScheduler 8K pairs / rte_sched 4096 pipes = {fmt(ratio(hs, rs))}x")
     res["goals"] = goals
     print("(window gating off in every ufab-edge run; the 2 vCPUs are shared with other work, so each rate is per"
-          " CPU-second of the polling thread (/proc), and its wall-clock rate and core share are in --json)")
+          " CPU-second of the polling thread (/proc; with control on lcore 0, of the worker thread), and its"
+          " wall-clock rate and core share are in --json)")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=2)

@@ -168,7 +168,7 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
                "probe_timeout_rtts", "finish_max_retries", "idle_finish_ms", "reorder_avoidance", "burst", "mbufs",
                "queue_capacity", "flows_per_pair", "max_incoming", "seed", "window_gating", "pair_pacing",
                "pair_pacing_depth_us", "ack_sweep_us",
-               "probe_on_window_full"});
+               "probe_on_window_full", "probe_timeout_max_rtts"});
   EdgeParams& e = c.params;
   const auto has = [&](const char* k) { return p[k].IsDefined() && !p[k].IsNull(); };
   const auto f = [](const char* k) { return std::string("params.") + k; };
@@ -180,6 +180,15 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
   if (has("freeze_max_rtts")) e.freeze_max_rtts = static_cast<uint32_t>(u64(w, p["freeze_max_rtts"], f("freeze_max_rtts"), 1, 1000));
   if (has("probe_timeout_rtts"))
     e.probe_timeout_rtts = static_cast<uint32_t>(u64(w, p["probe_timeout_rtts"], f("probe_timeout_rtts"), 1, 1000));
+  if (has("probe_timeout_max_rtts")) {
+    // The cap of the doubling loss timeout (docs/design.md §14); equal to
+    // probe_timeout_rtts: no doubling.
+    e.probe_timeout_max_rtts =
+        static_cast<uint32_t>(u64(w, p["probe_timeout_max_rtts"], f("probe_timeout_max_rtts"), 1, 1'000'000));
+    if (e.probe_timeout_max_rtts < e.probe_timeout_rtts)
+      w.fail(p["probe_timeout_max_rtts"], f("probe_timeout_max_rtts"),
+             "must be >= probe_timeout_rtts (" + std::to_string(e.probe_timeout_rtts) + ")");
+  }
   if (has("finish_max_retries"))
     e.finish_max_retries = static_cast<uint32_t>(u64(w, p["finish_max_retries"], f("finish_max_retries"), 0, 100));
   if (has("idle_finish_ms")) e.idle_finish_ns = u64(w, p["idle_finish_ms"], f("idle_finish_ms"), 1, 3'600'000) * kMs;

@@ -3,8 +3,21 @@
 
 namespace ufab {
 
-ProbePacer::ProbePacer(uint64_t probe_every_bytes, uint32_t timeout_rtts, uint32_t first_seq)
-    : probe_every_bytes_(probe_every_bytes), timeout_rtts_(timeout_rtts), next_seq_(first_seq) {}
+ProbePacer::ProbePacer(uint64_t probe_every_bytes, uint32_t timeout_rtts, uint32_t first_seq,
+                       uint32_t max_timeout_rtts, uint32_t loss_streak)
+    : probe_every_bytes_(static_cast<uint32_t>(probe_every_bytes < UINT32_MAX ? probe_every_bytes : UINT32_MAX)),
+      timeout_rtts_(timeout_rtts),
+      max_timeout_rtts_(max_timeout_rtts > timeout_rtts ? max_timeout_rtts : timeout_rtts),
+      next_seq_(first_seq),
+      loss_streak_(static_cast<uint8_t>(loss_streak < 64 ? loss_streak : 64)) {}
+
+uint32_t ProbePacer::timeout_rtts_now() const {
+  // Doubling per consecutive loss, in 64 bits so the cap (<= 2^32 - 1) is
+  // reached before any shift could overflow.
+  uint64_t t = timeout_rtts_;
+  for (uint32_t i = 0; i < loss_streak_ && t < max_timeout_rtts_; ++i) t *= 2;
+  return static_cast<uint32_t>(t < max_timeout_rtts_ ? t : max_timeout_rtts_);
+}
 
 bool ProbePacer::probe_due(bool window_blocked) const {
   if (outstanding_) return false;  // at most one probe in flight per path
@@ -18,8 +31,9 @@ uint32_t ProbePacer::on_probe_sent(Nanos now, Nanos base_rtt) {
   lost_ = false;
   sent_at_ = now;
   // §4.1: in-flight bytes stay below 3 BDP, so latency is bounded by 4 base
-  // RTTs; a probe with no response within 8 base RTTs is lost.
-  deadline_ = now + static_cast<Nanos>(timeout_rtts_) * base_rtt;
+  // RTTs; a probe with no response within 8 base RTTs is lost. After
+  // consecutive losses the timeout doubles (capped; see the header).
+  deadline_ = now + static_cast<Nanos>(timeout_rtts_now()) * base_rtt;
   probe_bytes_ = total_bytes_;
   ++probes_sent_;
   return out_seq_;
@@ -39,6 +53,7 @@ ResponseVerdict ProbePacer::on_response(uint32_t seq, Nanos now) {
     outstanding_ = false;
     has_response_ = true;
     bytes_since_response_ = 0;
+    loss_streak_ = 0;  // the path answers: back to the §4.1 timeout
     last_rtt_ = now >= sent_at_ ? now - sent_at_ : 0;
     ++responses_;
     return {ResponseKind::accepted, last_rtt_};
@@ -56,6 +71,7 @@ bool ProbePacer::check_timeout(Nanos now) {
   outstanding_ = false;
   lost_ = true;
   ++losses_;
+  if (loss_streak_ < 64) ++loss_streak_;  // enough to reach any cap from timeout_rtts >= 1
   return true;
 }
 

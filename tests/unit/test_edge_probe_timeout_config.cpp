@@ -1,0 +1,61 @@
+// ufab-edge configuration: params.probe_timeout_max_rtts, the cap of the
+// doubling probe-loss timeout (edge/config.cpp, docs/design.md §14).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "edge/config.hpp"
+
+namespace {
+
+using ufab::edge::ConfigError;
+using ufab::edge::parse_config;
+
+// params on line 2 of the file.
+std::string config(const std::string& params) {
+  return "edge: {fabric_port: 1, ip: 10.0.0.1, mac: \"02:00:00:00:00:01\"}\n"
+         "params: {" + params + "}\n"
+         "tenants:\n"
+         "  - {vni: 100, guarantee_gbps: 1}\n"
+         "vms:\n"
+         "  - {name: a1, id: 1, tenant: 100, mac: \"02:00:00:00:01:01\", ip: 192.168.0.1, port: 0}\n"
+         "hosts:\n"
+         "  - {name: hB, ip: 10.0.0.2, mac: \"02:00:00:00:00:02\", base_rtt_us: 20, paths: [[1]]}\n"
+         "remote_vms:\n"
+         "  - {name: b1, id: 9, tenant: 100, ip: 192.168.0.2, host: hB}\n";
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_config(text, "t.yaml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(EdgeProbeTimeoutConfig, DefaultAndExplicitValues) {
+  EXPECT_EQ(parse_config(config(""), "t.yaml").params.probe_timeout_max_rtts, 1024u);
+  EXPECT_EQ(parse_config(config("probe_timeout_max_rtts: 64"), "t.yaml").params.probe_timeout_max_rtts, 64u);
+  // Equal to probe_timeout_rtts: no doubling.
+  const auto c = parse_config(config("probe_timeout_rtts: 400, probe_timeout_max_rtts: 400"), "t.yaml");
+  EXPECT_EQ(c.params.probe_timeout_rtts, 400u);
+  EXPECT_EQ(c.params.probe_timeout_max_rtts, 400u);
+}
+
+TEST(EdgeProbeTimeoutConfig, BadValuesNameFileLineAndField) {
+  const std::string below = error_of(config("probe_timeout_rtts: 16, probe_timeout_max_rtts: 8"));
+  EXPECT_NE(below.find("t.yaml:2:"), std::string::npos) << below;
+  EXPECT_NE(below.find("params.probe_timeout_max_rtts: must be >= probe_timeout_rtts (16)"), std::string::npos) << below;
+  // The order of the keys does not matter.
+  const std::string below2 = error_of(config("probe_timeout_max_rtts: 8, probe_timeout_rtts: 16"));
+  EXPECT_NE(below2.find("params.probe_timeout_max_rtts: must be >= probe_timeout_rtts (16)"), std::string::npos) << below2;
+  for (const char* bad : {"probe_timeout_max_rtts: 0", "probe_timeout_max_rtts: 1000001", "probe_timeout_max_rtts: -3",
+                          "probe_timeout_max_rtts: lots"}) {
+    const std::string e = error_of(config(bad));
+    EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("params.probe_timeout_max_rtts"), std::string::npos) << bad << ": " << e;
+  }
+}
+
+}  // namespace
