@@ -187,14 +187,7 @@ BENCHMARK(BM_SchedPacedBurst)->Arg(0)->Arg(1)->Arg(2);
 // per packet that the backlogged items above rarely pay. Peer, in the same
 // run: BM_SchedEnqueueBurstDequeueBurst/32.
 void BM_SchedSparseBurst(benchmark::State& state) {
-  ufab::HierSchedulerConfig cfg;
-  cfg.max_tenants = kTenants;
-  cfg.max_pairs = kPairs;
-  cfg.flows_per_pair = kFlows;
-  cfg.queue_capacity = 64;
-  Sched s(cfg);
-  for (uint32_t t = 0; t < kTenants; ++t) s.add_tenant(t, t % ufab::kWeightClasses);
-  for (uint32_t p = 0; p < kPairs; ++p) s.add_pair(p, p % kTenants, uint64_t{1} << 62);
+  Sched s = make_empty();
   Rng rng;
   std::array<Pkt, 32> pkts{};
   std::array<uint32_t, 32> lens{}, pairs{}, flows{}, ids{};

@@ -45,7 +45,9 @@ inline Arrival arrival(Rng& rng, uint32_t cls) {
 }
 inline uint32_t class_of(uint32_t pair) { return pair & kClassMask; }  // tenant = pair % 1K
 
-inline Sched make(Rng& rng, uint64_t pace_depth_ns = 0) {
+// The tenants (tenant t in class t % 8) and pairs (pair p of tenant p % 1K,
+// windows open), nothing queued.
+inline Sched make_empty(uint64_t pace_depth_ns = 0) {
   ufab::HierSchedulerConfig cfg;
   cfg.pace_depth_ns = pace_depth_ns;
   cfg.max_tenants = kTenants;
@@ -54,8 +56,14 @@ inline Sched make(Rng& rng, uint64_t pace_depth_ns = 0) {
   cfg.queue_capacity = 64;
   Sched s(cfg);
   for (uint32_t t = 0; t < kTenants; ++t) s.add_tenant(t, t % ufab::kWeightClasses);
+  for (uint32_t p = 0; p < kPairs; ++p) s.add_pair(p, p % kTenants, uint64_t{1} << 62);
+  return s;
+}
+
+// make_empty(), then kPreload packets per pair and a warm-up into the steady state.
+inline Sched make(Rng& rng, uint64_t pace_depth_ns = 0) {
+  Sched s = make_empty(pace_depth_ns);
   for (uint32_t p = 0; p < kPairs; ++p) {
-    s.add_pair(p, p % kTenants, uint64_t{1} << 62);
     for (uint32_t i = 0; i < kPreload; ++i) {
       const uint64_t r = rng.next();
       s.enqueue(p, i % kFlows, r, packet_len(r));

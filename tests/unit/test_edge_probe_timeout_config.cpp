@@ -5,10 +5,11 @@
 #include <string>
 
 #include "edge/config.hpp"
+#include "tests/unit/config_error.hpp"
 
 namespace {
 
-using ufab::edge::ConfigError;
+using ufab::edge::testing::error_of;
 using ufab::edge::parse_config;
 
 // params on line 2 of the file.
@@ -23,15 +24,6 @@ std::string config(const std::string& params) {
          "  - {name: hB, ip: 10.0.0.2, mac: \"02:00:00:00:00:02\", base_rtt_us: 20, paths: [[1]]}\n"
          "remote_vms:\n"
          "  - {name: b1, id: 9, tenant: 100, ip: 192.168.0.2, host: hB}\n";
-}
-
-std::string error_of(const std::string& text) {
-  try {
-    parse_config(text, "t.yaml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(EdgeProbeTimeoutConfig, DefaultAndExplicitValues) {

@@ -4,10 +4,11 @@
 #include <string>
 
 #include "edge/config.hpp"
+#include "tests/unit/config_error.hpp"
 
 namespace {
 
-using ufab::edge::ConfigError;
+using ufab::edge::testing::error_of;
 using ufab::edge::EdgeConfig;
 using ufab::edge::parse_config;
 
@@ -25,15 +26,6 @@ const std::string kTwoTenants =
     "  - {vni: 100, guarantee_gbps: 1, vlan: 10}\n"
     "  - {vni: 200, guarantee_gbps: 1}\n"
     "  - {vni: 300, guarantee_gbps: 1, vlan: 4094}\n";
-
-std::string error_of(const std::string& text) {
-  try {
-    parse_config(text, "t.yaml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(EdgeVlanConfig, VlanNamesTheTenantAndItsVms) {
   const EdgeConfig c = parse_config(
