@@ -12,6 +12,7 @@
 #include "control/vm_pair.hpp"
 #include "probe/reflect.hpp"
 #include "probe/units.hpp"
+#include "tests/unit/deadline_twin.hpp"
 #include "tests/unit/uniform_response.hpp"
 
 using namespace ufab;
@@ -204,25 +205,14 @@ TEST(PairDeadline, PollingOnlyAtDeadlinesChangesNothing) {
     };
     std::deque<InFlight> net;  // messages of a (b's must be the same), answered later
     bool backlogged = false;
-    Nanos due_b = 0;
-    uint64_t acked_a = 0, acked_b = 0;  // what advance_acks gave each owner
-    const auto send_all = [&](Nanos t, bool bl) {
-      for (;;) {
-        wire::Message ma, mb;
-        int pa = -1, pb = -1;
-        const bool sa = a.next_message(t, bl, ma, pa);
-        const bool sb = b.next_message(t, bl, mb, pb);
-        ASSERT_EQ(sa, sb) << "seed " << seed << " t " << t;
-        if (!sa) return;
-        ASSERT_EQ(pa, pb);
-        ASSERT_EQ(ma.type, mb.type);
-        ASSERT_EQ(ma.seq, mb.seq);
-        ASSERT_EQ(ma.bytes_sent, mb.bytes_sent);
-        ASSERT_EQ(ma.phi, mb.phi);
-        if (rng.uniform(0, 9) != 0) net.push_back({t + rng.uniform(5, 60) * kUs, ma});  // 10% lost
-      }
-    };
+    test::DeadlineTwin tw{a, b};
     Nanos t = 0;
+    const auto sent = [&](const wire::Message& ma, const wire::Message& mb) {
+      ASSERT_EQ(ma.bytes_sent, mb.bytes_sent);
+      ASSERT_EQ(ma.phi, mb.phi);
+      if (rng.uniform(0, 9) != 0) net.push_back({t + rng.uniform(5, 60) * kUs, ma});  // 10% lost
+    };
+    const auto send_all = [&](Nanos at, bool bl) { tw.send_all(at, bl, seed, sent); };
     for (int step = 0; step < 3000; ++step) {
       t += rng.uniform(1, 16) * kUs;
       // Events at t: responses, demand, data, tokens.
@@ -242,14 +232,14 @@ TEST(PairDeadline, PollingOnlyAtDeadlinesChangesNothing) {
         const auto ra = a.on_message(r, t);
         const auto rb = b.on_message(r, t);
         ASSERT_EQ(ra.accepted, rb.accepted);
-        acked_a += ra.acked_bytes;
-        acked_b += rb.acked_bytes;
+        tw.acked_a += ra.acked_bytes;
+        tw.acked_b += rb.acked_bytes;
         send_all(t, backlogged);
-        due_b = b.next_deadline(t, backlogged);
+        tw.due_b = b.next_deadline(t, backlogged);
       }
       if (!backlogged && rng.uniform(0, 3) == 0) {
         backlogged = true;
-        if (b.wakes_on_backlog()) due_b = std::min(due_b, t);
+        tw.on_backlog(t);
       }
       if (rng.uniform(0, 9) == 0) {
         const double tok = static_cast<double>(rng.uniform(1, 6));
@@ -263,24 +253,11 @@ TEST(PairDeadline, PollingOnlyAtDeadlinesChangesNothing) {
         if (rng.uniform(0, 2) == 0) backlogged = false;
         send_all(t, backlogged);  // sched_tx's control_tx
       }
-      // The tick.
-      if (step % 2 == 0) {
-        a.poll(t, backlogged);
-        acked_a += a.advance_acks(t);
-        const bool poll_b = t >= due_b;
-        ++polls_a;
-        polls_b += poll_b;
-        if (poll_b) {
-          b.poll(t, backlogged);
-          acked_b += b.advance_acks(t);
-        }
-        send_all(t, backlogged);
-        if (poll_b) due_b = b.next_deadline(t, backlogged);
-      }
+      if (step % 2 == 0) tw.tick(t, backlogged, seed, sent);
       ASSERT_EQ(a.state(), b.state()) << "seed " << seed << " step " << step;
       ASSERT_EQ(a.active_path(), b.active_path());
       ASSERT_EQ(a.bytes_acked(), b.bytes_acked()) << "seed " << seed << " step " << step;
-      ASSERT_EQ(acked_a, acked_b);
+      ASSERT_EQ(tw.acked_a, tw.acked_b);
       ASSERT_EQ(a.window(t), b.window(t));
       ASSERT_EQ(a.rate_Bps(), b.rate_Bps()) << "seed " << seed << " step " << step;
       ASSERT_EQ(a.counters().probe_losses, b.counters().probe_losses);
@@ -290,6 +267,8 @@ TEST(PairDeadline, PollingOnlyAtDeadlinesChangesNothing) {
       ASSERT_EQ(a.counters().finish_gave_up, b.counters().finish_gave_up);
     }
     EXPECT_GT(a.counters().responses, 10u) << "seed " << seed;
+    polls_a += tw.polls_a;
+    polls_b += tw.polls_b;
     migrations += a.counters().migrations_violation + a.counters().migrations_better;
     losses += a.counters().probe_losses + a.counters().query_losses;
     finishes += a.counters().finishes;

@@ -12,6 +12,7 @@
 
 #include "control/vm_pair.hpp"
 #include "probe/probe_pacer.hpp"
+#include "tests/unit/deadline_twin.hpp"
 #include "tests/unit/uniform_response.hpp"
 
 using namespace ufab;
@@ -232,48 +233,23 @@ TEST(ProbeBackoff, PollingOnlyAtDeadlinesChangesNothingWhenNothingAnswers) {
     b.set_assigned_token(2);
     Rng rng(seed * 104729);
     bool backlogged = false;
-    Nanos due_b = 0;
-    const auto send_all = [&](Nanos t, bool bl) {
-      for (;;) {
-        wire::Message ma, mb;
-        int pa = -1, pb = -1;
-        const bool sa = a.next_message(t, bl, ma, pa);
-        const bool sb = b.next_message(t, bl, mb, pb);
-        ASSERT_EQ(sa, sb) << "seed " << seed << " t " << t;
-        if (!sa) return;
-        ASSERT_EQ(pa, pb);
-        ASSERT_EQ(ma.type, mb.type);
-        ASSERT_EQ(ma.seq, mb.seq);
-        ASSERT_EQ(ma.flags, mb.flags);
-      }
-    };
+    test::DeadlineTwin tw{a, b};
+    const auto sent = [](const wire::Message& ma, const wire::Message& mb) { ASSERT_EQ(ma.flags, mb.flags); };
     Nanos t = 0;
     for (int step = 0; step < 4000; ++step) {
       t += rng.uniform(1, 16) * kUs;
       if (!backlogged && rng.uniform(0, 40) == 0) {
         backlogged = true;
-        if (b.wakes_on_backlog()) due_b = std::min(due_b, t);
+        tw.on_backlog(t);
       }
       if (backlogged && a.window(t) > static_cast<double>(a.inflight())) {
         const auto bytes = static_cast<uint32_t>(rng.uniform(64, 1500));
         a.on_data_sent(bytes, t);
         b.on_data_sent(bytes, t);
         if (rng.uniform(0, 30) == 0) backlogged = false;
-        send_all(t, backlogged);  // sched_tx's control_tx
+        tw.send_all(t, backlogged, seed, sent);  // sched_tx's control_tx
       }
-      if (step % 2 == 0) {
-        a.poll(t, backlogged);
-        a.advance_acks(t);
-        const bool poll_b = t >= due_b;
-        ++polls_a;
-        polls_b += poll_b;
-        if (poll_b) {
-          b.poll(t, backlogged);
-          b.advance_acks(t);
-        }
-        send_all(t, backlogged);
-        if (poll_b) due_b = b.next_deadline(t, backlogged);
-      }
+      if (step % 2 == 0) tw.tick(t, backlogged, seed, sent);
       ASSERT_EQ(a.state(), b.state()) << "seed " << seed << " step " << step;
       ASSERT_EQ(a.active_path(), b.active_path());
       ASSERT_EQ(a.bytes_acked(), b.bytes_acked()) << "seed " << seed << " step " << step;
@@ -283,6 +259,8 @@ TEST(ProbeBackoff, PollingOnlyAtDeadlinesChangesNothingWhenNothingAnswers) {
       ASSERT_EQ(a.counters().finishes, b.counters().finishes);
     }
     losses += a.counters().probe_losses + a.counters().query_losses;
+    polls_a += tw.polls_a;
+    polls_b += tw.polls_b;
   }
   EXPECT_GT(losses, 0u);
   EXPECT_LT(polls_b, polls_a);
