@@ -9,7 +9,6 @@ argv: BUILD_DIR. Skips (77) with the reason when a binary is missing.
 """
 import os
 import random
-import re
 import subprocess
 import sys
 import tempfile
@@ -23,9 +22,7 @@ import bench_edge  # noqa: E402  (the bench's own pcap writer and EAL arguments)
 QOS = os.path.join(BUILD, "tests", "ufab-bench-qos-pipeline")
 SCHED = os.path.join(BUILD, "tests", "ufab-bench-rte-sched")
 
-
-def kv(line):
-    return {m.group(1): m.group(2) for m in re.finditer(r"(\S+?)=(\S+)", line)}
+kv = bench_edge.kv  # "key=value ..." lines
 
 
 class BenchPeers(unittest.TestCase):
