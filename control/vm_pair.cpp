@@ -1,6 +1,7 @@
 #include "control/vm_pair.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "control/window.hpp"
@@ -329,8 +330,13 @@ void VmPair::rtt_tick(Nanos now, bool backlogged) {
   const Nanos dt = now - last_tick_;
   // Delivered rate over this RTT, smoothed over ~4 RTTs (EWMA, gain 1/4):
   // acks arrive in bursts, and one short RTT must not look like a violation.
+  // After a parked stretch (rtt_ticking) of n = dt / T whole RTTs the
+  // sample spans them all and weighs as n ticks would: gain 1 - (3/4)^n
+  // (1/4 for the usual tick, dt < 2T).
   const double sample = dt ? static_cast<double>(acked_ - acked_at_tick_) * 1e9 / static_cast<double>(dt) : 0;
-  rate_Bps_ = rate_init_ ? rate_Bps_ + (sample - rate_Bps_) / 4 : sample;
+  const Nanos n = T_ != 0 ? dt / T_ : 1;
+  const double gain = n < 2 ? 0.25 : 1 - std::pow(0.75, static_cast<double>(std::min<Nanos>(n, 256)));
+  rate_Bps_ = rate_init_ ? rate_Bps_ + (sample - rate_Bps_) * gain : sample;
   rate_init_ = true;
   acked_at_tick_ = acked_;
   last_tick_ = now;
@@ -427,7 +433,7 @@ void VmPair::poll(Nanos now, bool backlogged) {
     choose_and_move(now, migrate_violation_);
     migrating_ = false;
   }
-  if (now >= next_tick_) {
+  if (now >= next_tick_ && (backlogged || inflight() != 0 || lost_this_rtt_)) {  // else parked (rtt_ticking)
     rtt_tick(now, backlogged);
     next_tick_ = now + T_;
   }
@@ -472,7 +478,7 @@ Nanos VmPair::next_deadline(Nanos now, bool backlogged) const {
       break;
   }
   if (migrating_ && !queries_pending()) return now;
-  at(next_tick_);
+  if (rtt_ticking(now, backlogged)) at(next_tick_);
   if (n_paths_ > 1 && !migrating_) at(next_refresh_);
   if (!backlogged && inflight() == 0) at(last_data_ + prm_.idle_finish_ns);
   if (now < hold_until_) at(hold_until_);  // window(t) opens: the probe rule may change

@@ -63,6 +63,10 @@ struct EdgeConfig {
   // parameters
   EdgeParams params;
   uint64_t token_period_ns = 32'000;  // Alg. 1 period (§5.1: 32 us)
+  // With control and the worker on one lcore: the largest share of that
+  // lcore Alg. 1 rounds may take (pipeline/worker.cpp); a round that took c
+  // puts the next one max(period, c * (1 - s) / s) later.
+  double token_round_max_share = 0.25;
   uint32_t burst = 32;
   uint32_t mbufs = 16383;
   uint32_t queue_capacity = 64;       // packets per flow FIFO

@@ -28,6 +28,7 @@ class Control {
 
   void token_round();
   uint64_t rounds = 0;
+  uint64_t stretched = 0;  // rounds whose next came later than the period (token_round_max_share, one lcore)
 
   // Current guarantee of tenant index t (b/s); the configuration's until changed.
   std::vector<double> guarantee_bps;

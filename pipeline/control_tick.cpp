@@ -60,18 +60,28 @@ void ack_sweep(EdgeState& s, Nanos now) {
 
 void rearm(EdgeState& s, uint32_t p, Nanos now) {
   const VmPair& vp = s.pairs[p];
-  Nanos d = vp.next_deadline(now, !s.stopping && s.sched.backlog_bytes(p) != 0);
-  // An active pair's history takes a sample every base RTT (the per-RTT tick
-  // polls it then anyway); an inactive pair's window, rate and path stay as
-  // they are until it is polled, so its samples would repeat the last one.
-  if (vp.state() == VmPair::State::active) d = std::min(d, std::max(s.history[p].next(), now));
+  const bool backlogged = !s.stopping && s.sched.backlog_bytes(p) != 0;
+  Nanos d = vp.next_deadline(now, backlogged);
+  // A ticking pair's history takes a sample every base RTT (the per-RTT tick
+  // polls it then anyway); an inactive or parked pair's window, rate and
+  // path stay as they are until it is polled (VmPair::rtt_ticking), so its
+  // samples would repeat the last one.
+  if (vp.rtt_ticking(now, backlogged)) d = std::min(d, std::max(s.history[p].next(), now));
   s.timers.arm(p, d);
 }
 
 void poll_pairs(EdgeState& s, Nanos now) {
-  s.due.clear();
-  s.timers.collect(now, s.due);
-  for (const uint32_t p : s.due) {
+  if (!s.due_pending()) {
+    s.due.clear();
+    s.due_next = 0;
+    s.timers.collect(now, s.due);
+  }
+  // Bounded work per call: thousands of pairs due at once (8K pairs with
+  // per-RTT work) would hold the worker for milliseconds, and the frames
+  // (responses among them) would overflow the RX rings meanwhile.
+  const size_t end = std::min(s.due.size(), s.due_next + s.poll_budget());
+  for (; s.due_next < end; ++s.due_next) {
+    const uint32_t p = s.due[s.due_next];
     VmPair& vp = s.pairs[p];
     // While stopping, a finished pair must not rejoin for what is still queued.
     vp.poll(now, !s.stopping && s.sched.backlog_bytes(p) != 0);

@@ -46,7 +46,7 @@ void handle(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nano
   if (port == s.cfg.fabric_port)
     fabric_frames(s, pkts, n, now);
   else
-    vm_frames(s, port, pkts, n);
+    vm_frames(s, port, pkts, n, now);
 }
 
 }  // namespace

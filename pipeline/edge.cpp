@@ -102,6 +102,7 @@ EdgeTotals totals(Edge& e) {
     t.queued += t.worker_queued[w];
   }
   t.stats.token_rounds += e.control.rounds;
+  t.stats.token_rounds_stretched += e.control.stretched;
   t.queued += t.stats.in_rings();
   return t;
 }

@@ -143,13 +143,18 @@ class EdgeState {
 
   // Per-period control work in proportion to what changed (control_tick.cpp):
   //  - timers: each pair armed at VmPair::next_deadline (or its history
-  //    sample); the tick polls only the pairs collected as due;
+  //    sample); the tick polls only the pairs collected as due, at most
+  //    poll_budget() of them per worker iteration (due[due_next..] wait for
+  //    the next iterations, so RX is polled in between);
   //  - dirty: pairs whose Alg. 1 inputs (activity, rate, phi_D) may have
   //    changed since the last publish_tokens();
   //  - in_flight: pairs that sent data since their bytes were last all acked
   //    (ack_sweep's work list; kept only when edge.ack_sweep_ns is set).
   PairTimers timers;
   std::vector<uint32_t> due;
+  size_t due_next = 0;
+  bool due_pending() const { return due_next < due.size(); }
+  size_t poll_budget() const { return 2 * static_cast<size_t>(burst); }
   std::vector<uint32_t> dirty;
   std::vector<uint8_t> dirty_flag, published_active;
   std::vector<uint32_t> in_flight;
@@ -168,9 +173,9 @@ class EdgeState {
   // A frame was enqueued for pair p (vm_rx): its queue may have gone from
   // empty to backlogged, which wakes a pair that is not sending
   // (VmPair::wakes_on_backlog) and makes an inactive pair active for Alg. 1.
-  void on_enqueued(uint32_t p) {
+  void on_enqueued(uint32_t p, Nanos now) {
     if (!published_active[p]) mark_dirty(p);
-    if (pairs[p].wakes_on_backlog()) wake(p);
+    if (pairs[p].wakes_on_backlog(now)) wake(p);
   }
   void on_sent(uint32_t p) {
     if (cfg.ack_sweep_ns == 0 || in_flight_flag[p]) return;

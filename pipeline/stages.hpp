@@ -27,7 +27,7 @@ uint32_t poll_port(EdgeState& s, uint16_t port, Nanos now);
 uint32_t poll_ring(EdgeState& s, Nanos now);
 uint32_t drain_tx_rings(EdgeState& s);
 
-void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n);
+void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now);
 void fabric_frames(EdgeState& s, rte_mbuf* const* pkts, uint16_t n, Nanos now);
 uint32_t sched_tx(EdgeState& s, Nanos now);
 
@@ -40,7 +40,9 @@ void refresh_window(EdgeState& s, uint32_t pair, Nanos now);
 // pairs; the pairs' activity, rate and phi_D out.
 void apply_tokens(EdgeState& s);
 void publish_tokens(EdgeState& s);
-// The pairs' timers (VmPair::poll), windows, due control messages, history.
+// The pairs' timers (VmPair::poll), windows, due control messages, history:
+// the pairs collected as due, at most s.poll_budget() per call (the rest at
+// the next calls, s.due_pending(); a new collection once all are done).
 void poll_pairs(EdgeState& s, Nanos now);
 void ack_sweep(EdgeState& s, Nanos now);
 // Arms the pair's timer at its next deadline (after an event changed it).

@@ -50,7 +50,7 @@ uint32_t flow_of(const uint8_t* d, uint32_t len, uint32_t flows) {
 
 }  // namespace
 
-void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
+void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now) {
   ClassifyKey keys[TxBuffer::kCap];
   const void* kp[TxBuffer::kCap];
   uint32_t sig[TxBuffer::kCap];  // ClassifyKey::hash of keys[i]
@@ -146,7 +146,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n) {
   s.sched.enqueue_burst(pair, flows, cand, lens, q, accepted);
   for (uint32_t i = 0; i < q; ++i)
     if (likely(accepted[i])) {
-      s.on_enqueued(pair[i]);  // the pair's timer and Alg. 1 activity (edge_state.hpp)
+      s.on_enqueued(pair[i], now);  // the pair's timer and Alg. 1 activity (edge_state.hpp)
     } else {
       s.stats.drop(port, Drop::queue_full);
       rte_pktmbuf_free(cand[i]);

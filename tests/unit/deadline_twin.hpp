@@ -24,7 +24,7 @@ struct DeadlineTwin {
 
   // The queue went from empty to backlogged at t.
   void on_backlog(Nanos t) {
-    if (b.wakes_on_backlog()) due_b = std::min(due_b, t);
+    if (b.wakes_on_backlog(t)) due_b = std::min(due_b, t);
   }
   // Both pairs' control messages due at t, in lockstep: each pair must have
   // the same one on the same path (type and seq compared here); check(ma, mb)

@@ -1,5 +1,6 @@
 // ufab-edge configuration: params.probe_timeout_max_rtts, the cap of the
-// doubling probe-loss timeout (edge/config.cpp, docs/design.md §14).
+// doubling probe-loss timeout (edge/config.cpp, docs/design.md §14), and
+// params.token_round_max_share (§15).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -47,6 +48,17 @@ TEST(EdgeProbeTimeoutConfig, BadValuesNameFileLineAndField) {
     const std::string e = error_of(config(bad));
     EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << bad << ": " << e;
     EXPECT_NE(e.find("params.probe_timeout_max_rtts"), std::string::npos) << bad << ": " << e;
+  }
+}
+
+// params.token_round_max_share (pipeline/worker.cpp, docs/design.md §15).
+TEST(EdgeTokenRoundShareConfig, DefaultExplicitAndBadValues) {
+  EXPECT_DOUBLE_EQ(parse_config(config(""), "t.yaml").token_round_max_share, 0.25);
+  EXPECT_DOUBLE_EQ(parse_config(config("token_round_max_share: 1"), "t.yaml").token_round_max_share, 1.0);
+  for (const char* bad : {"token_round_max_share: 0", "token_round_max_share: 1.5", "token_round_max_share: half"}) {
+    const std::string e = error_of(config(bad));
+    EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("params.token_round_max_share"), std::string::npos) << bad << ": " << e;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <deque>
 #include <vector>
@@ -45,7 +46,7 @@ TEST(PairDeadline, SelectingWaitsForDataThenIsDueAtOnce) {
   EdgeParams prm;
   VmPair p = single_path(prm);
   EXPECT_EQ(p.next_deadline(5 * kUs, false), kNever);  // nothing until data comes
-  EXPECT_TRUE(p.wakes_on_backlog());
+  EXPECT_TRUE(p.wakes_on_backlog(5 * kUs));
   EXPECT_EQ(p.next_deadline(5 * kUs, true), 5 * kUs);  // join now
 }
 
@@ -62,7 +63,7 @@ TEST(PairDeadline, ActivePairTicksEveryRttAndProbesAtOnce) {
   EXPECT_EQ(p.next_deadline(0, true), 24 * kUs);
   // Not backlogged, nothing in flight: also the idle finish at 10 ms; the tick first.
   EXPECT_EQ(p.next_deadline(1 * kUs, false), 24 * kUs);
-  EXPECT_FALSE(p.wakes_on_backlog());  // window 6000 B open, nothing in flight
+  EXPECT_FALSE(p.wakes_on_backlog(1 * kUs));  // window 6000 B open, nothing in flight, tick not yet due
   p.poll(24 * kUs, true);
   EXPECT_EQ(p.next_deadline(24 * kUs, true), 48 * kUs);
 }
@@ -112,6 +113,40 @@ TEST(PairDeadline, AnOutstandingProbeHoldsBackLaterSamples) {
   EXPECT_EQ(p.bytes_acked(), 5000u);
 }
 
+// A pair with nothing queued or in flight parks its per-RTT tick; data wakes
+// it, and the tick then weighs the RTTs it skipped: rate EWMA gain
+// 1 - (3/4)^n for n whole RTTs since the last tick.
+TEST(PairDeadline, TickParksWithoutDemandAndCatchesUpTheRate) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  p.poll(0, true);  // join; tick at 24 us
+  wire::Message m;
+  int path;
+  ASSERT_TRUE(p.next_message(0, true, m, path));  // registering probe
+  p.on_data_sent(3000, 1 * kUs);
+  p.poll(24 * kUs, true);  // tick 1: nothing acked, rate 0
+  EXPECT_EQ(p.rate_Bps(), 0.0);
+  p.on_message(uniform_response(m), 40 * kUs);  // acks nothing (probe before the data)
+  ASSERT_TRUE(p.next_message(41 * kUs, false, m, path));  // tail probe
+  p.on_message(uniform_response(m), 45 * kUs);
+  ASSERT_EQ(p.inflight(), 0u);
+  p.poll(48 * kUs, true);  // tick 2 (backlogged): 3000 B over 24 us, gain 1/4
+  const double r2 = 3000 * 1e9 / (24 * kUs) / 4;
+  EXPECT_DOUBLE_EQ(p.rate_Bps(), r2);
+  EXPECT_EQ(p.next_deadline(50 * kUs, false), 72 * kUs);  // the first tick after the demand stays armed
+  EXPECT_FALSE(p.wakes_on_backlog(60 * kUs));
+  p.poll(72 * kUs, false);  // no demand: parked, rate unchanged
+  EXPECT_DOUBLE_EQ(p.rate_Bps(), r2);
+  EXPECT_FALSE(p.rtt_ticking(72 * kUs, false));
+  EXPECT_EQ(p.next_deadline(72 * kUs, false), 1 * kUs + prm.idle_finish_ns);  // only the idle finish
+  EXPECT_TRUE(p.rtt_ticking(72 * kUs, true));
+  EXPECT_TRUE(p.wakes_on_backlog(100 * kUs));  // parked: data wakes it
+  // Data at 312 us: 264 us = 11 RTTs since tick 2, nothing acked.
+  p.poll(312 * kUs, true);
+  EXPECT_NEAR(p.rate_Bps(), r2 * std::pow(0.75, 11), r2 * 1e-12);
+  EXPECT_EQ(p.next_deadline(312 * kUs, true), 336 * kUs);  // ticking again
+}
+
 TEST(PairDeadline, IdleFinishThenRetriesAtEightRttsDoubling) {
   EdgeParams prm;
   prm.finish_max_retries = 1;
@@ -125,17 +160,23 @@ TEST(PairDeadline, IdleFinishThenRetriesAtEightRttsDoubling) {
   ASSERT_TRUE(p.next_message(21 * kUs, false, m, path));  // tail probe
   p.on_message(uniform_response(m), 40 * kUs);
   ASSERT_EQ(p.inflight(), 0u);
-  // Ticks every 24 us until the idle finish at 1 us + 10 ms.
+  // Nothing queued or in flight: the tick at 48 us parks (rtt_ticking) and
+  // the next deadline is the idle finish at 1 us + 10 ms.
   const Nanos t_idle = 1 * kUs + prm.idle_finish_ns;
   Nanos t = 0;
-  for (t = 48 * kUs; t < t_idle; t = p.next_deadline(t, false)) p.poll(t, false);  // ticks 48 + 24k us
-  EXPECT_EQ(t, t_idle);  // the last tick before it was at 9.984 ms, the next at 10.008 ms
+  int polls = 0;
+  for (t = 48 * kUs; t < t_idle; t = p.next_deadline(t, false)) {
+    p.poll(t, false);
+    ++polls;
+  }
+  EXPECT_EQ(polls, 1);
+  EXPECT_EQ(t, t_idle);
   p.poll(t_idle, false);
   ASSERT_EQ(p.state(), VmPair::State::idle);
   EXPECT_EQ(p.next_deadline(t_idle, false), t_idle);  // the finish goes at once
   ASSERT_TRUE(p.next_message(t_idle, false, m, path));
   EXPECT_EQ(p.next_deadline(t_idle, false), t_idle + 8 * kT);  // retry
-  EXPECT_TRUE(p.wakes_on_backlog());                            // idle: data wakes it
+  EXPECT_TRUE(p.wakes_on_backlog(t_idle + 8 * kT));              // idle: data wakes it
   p.poll(t_idle + 8 * kT, false);
   ASSERT_TRUE(p.next_message(t_idle + 8 * kT, false, m, path));
   EXPECT_EQ(m.flags, wire::kMsgRetry);
