@@ -32,15 +32,19 @@ void Control::init() {
   in_scratch_.reserve(c.max_incoming);
 }
 
-void Control::token_round() {
+bool Control::token_round_step(size_t max_pairs) {
   // Work over the active pairs only: a VM whose worker published no active
   // sending pair is skipped (Alg. 1 over no pair assigns nothing), and the
   // receiver-side pairs are found in one pass over each worker's learned
   // slots, grouped by local VM, instead of one pass per VM.
   const double unit = e_.cfg.params.unit_bw_Bps;
-  for (size_t v = 0; v < senders_.size(); ++v) {
+  size_t looked = 0;
+  for (; next_vm_ < senders_.size() && looked < max_pairs; ++next_vm_) {
+    const size_t v = next_vm_;
     EdgeState& s = *e_.shards[e_.layout.vm_owner[v]];
+    ++looked;
     if (s.vm_active[v].load(std::memory_order_relaxed) == 0) continue;
+    looked += s.vm_pairs[v].size();
     std::vector<uint32_t>& active = scratch_;
     active.clear();
     for (const uint32_t p : s.vm_pairs[v])
@@ -62,6 +66,8 @@ void Control::token_round() {
       s.assigned_q->changed(sh, active[k]);
     }
   }
+  if (next_vm_ < senders_.size()) return false;
+  next_vm_ = 0;
 
   for (const auto& shard : e_.shards) {
     EdgeState& s = *shard;
@@ -91,6 +97,7 @@ void Control::token_round() {
     }
   }
   ++rounds;
+  return true;
 }
 
 std::string Control::set_guarantee(uint32_t vni, double gbps) {

@@ -26,7 +26,17 @@ class Control {
   explicit Control(Edge& e) : e_(e) {}
   void init();  // once the shards exist
 
-  void token_round();
+  // One Alg. 1 round over every local VM (sender side, then receiver side).
+  void token_round() {
+    while (!token_round_step(SIZE_MAX)) {
+    }
+  }
+  // Part of a round (one lcore, pipeline/worker.cpp): sender-side Alg. 1 for
+  // the next VMs, until about max_pairs pairs were looked at; true when this
+  // step finished the round (the receiver side runs in that last step). Each
+  // VM's assignment reads its pairs' shares when its turn comes, so a round
+  // cut in steps assigns as a whole one would at those times.
+  bool token_round_step(size_t max_pairs);
   uint64_t rounds = 0;
   uint64_t stretched = 0;  // rounds whose next came later than the period (token_round_max_share, one lcore)
 
@@ -50,6 +60,7 @@ class Control {
   Edge& e_;
   std::vector<VmTokens> senders_, receivers_;  // per local VM
   std::vector<uint32_t> scratch_;
+  size_t next_vm_ = 0;  // the VM the current round's next step starts at
   std::vector<uint64_t> in_scratch_;
 };
 

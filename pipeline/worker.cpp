@@ -22,10 +22,32 @@ struct WorkerCtx {
   EdgeState* s;
   const dpdk::TscClock* clock;
   Nanos next_tick = 0;
-  Nanos next_round = 0;  // mixed layout: the next Alg. 1 round (token_round_max_share)
+  // Mixed layout (control on this lcore): Alg. 1 rounds in steps.
+  Nanos next_round = 0;    // the next round's start (token_round_max_share)
+  bool round_open = false;  // a round is under way: one step per iteration
+  Nanos round_start = 0, round_spent = 0;
   Nanos next_ack_sweep = 0;
   uint64_t idle_polls = 0;
 };
+
+// One step of the open Alg. 1 round on a mixed lcore. A round over many
+// active pairs takes longer than the period (8K pairs: about 100 us here),
+// so it goes in steps of kTokenStepPairs pairs, one per iteration (RX and the
+// responses keep flowing in between), and rounds come as often as keeps them
+// within token_round_max_share of the lcore: the next starts
+// max(period, spent / share) after this one started.
+constexpr size_t kTokenStepPairs = 512;
+void token_step(WorkerCtx& w, Nanos now) {
+  Edge& e = *w.e;
+  const edge::EdgeConfig& cfg = w.s->cfg;
+  const bool done = e.control.token_round_step(kTokenStepPairs);
+  w.round_spent += w.clock->now() - now;
+  if (!done) return;
+  w.round_open = false;
+  const auto gap = static_cast<Nanos>(static_cast<double>(w.round_spent) / cfg.token_round_max_share);
+  w.next_round = w.round_start + std::max<Nanos>(cfg.token_period_ns, gap);
+  if (gap > cfg.token_period_ns) ++e.control.stretched;
+}
 
 // One iteration of a worker; the frames it handled.
 uint32_t worker_step(WorkerCtx& w, Nanos now) {
@@ -44,23 +66,22 @@ uint32_t worker_step(WorkerCtx& w, Nanos now) {
   work += poll_ring(s, w.clock->now());
   now = std::max(now, w.clock->now());
   if (now >= w.next_tick) {
-    if (e.mixed() && now >= w.next_round) {  // Alg. 1 inline, on this tick's inputs
+    if (e.mixed() && !w.round_open && now >= w.next_round) {  // Alg. 1 inline, on this tick's inputs
       publish_tokens(s);
-      e.control.token_round();
-      // A round over many active pairs takes longer than the period (8K
-      // pairs: ~2x 32 us) and would leave the worker nothing: rounds then
-      // come as often as keeps them within token_round_max_share of the lcore.
-      const double spent = static_cast<double>(w.clock->now() - now), share = s.cfg.token_round_max_share;
-      const auto gap = static_cast<Nanos>(spent * (1 - share) / share);
-      w.next_round = now + std::max<Nanos>(s.cfg.token_period_ns, gap);
-      if (gap > s.cfg.token_period_ns) ++e.control.stretched;
+      w.round_open = true;
+      w.round_start = now;
+      w.round_spent = 0;
     }
+    // A round of up to one step's pairs ends here, before its phi_S are
+    // applied and the pairs polled (as a whole round always did).
+    if (w.round_open) token_step(w, now);
     apply_tokens(s);
     poll_pairs(s, now);
     if (!e.mixed()) publish_tokens(s);
     w.next_tick = now + s.cfg.token_period_ns;
-  } else if (s.due_pending()) {  // what the last tick's poll budget left
-    poll_pairs(s, now);
+  } else {
+    if (s.due_pending()) poll_pairs(s, now);  // what the last tick's poll budget left
+    if (w.round_open) token_step(w, now);     // the rest of a round, one step per iteration
   }
   if (s.cfg.ack_sweep_ns != 0 && now >= w.next_ack_sweep) {
     ack_sweep(s, now);
