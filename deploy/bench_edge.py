@@ -15,6 +15,13 @@ Setup (one host, no NICs):
               8K remote VMs, 8K VM-pairs configured in every run; the pcap
               sends to 1, 1K (one per tenant) or 8K of them; frames of 64 B
               and 1500 B (DPDK pkt_len, without FCS).
+  answering fabric (also at 32 us, one lcore): the fabric port is a memif to
+              ufab-bench-answering-fabric on lcore 0 (tests/bench/
+              bench_answering_fabric.cpp): one uFAB-C hop (the core library's
+              switch model) and the far edges' answers, so probes get
+              responses and finishes their acks within microseconds, as on a
+              fabric; data frames end there. memif copies each frame, which
+              net_null does not.
   window gating OFF (params.window_gating: false, edge/README.md): nothing on
               net_null answers probes, so with gating on every pair would stop
               after its first window. What is measured is classify +
@@ -215,6 +222,41 @@ def run_for(cmd, seconds, log, done=None, cpu=busiest_thread_cpu):
     return lines
 
 
+def start_answering_fabric(exe, eal_args, log):
+    """Starts ufab-bench-answering-fabric (the memif server) and waits until it
+    answers on its port: a memif client only connects to a started server."""
+    out = open(log, "w")
+    p = subprocess.Popen([exe] + eal_args, stdout=out, stderr=subprocess.STDOUT, text=True)
+    p.ufab_log, p.ufab_out = log, out
+    for _ in range(300):
+        with open(log) as f:
+            if "answering on port 0" in f.read():
+                return p
+        if p.poll() is not None:
+            break
+        time.sleep(0.05)
+    p.kill()
+    p.wait()
+    out.close()
+    sys.exit(f"ufab: error: ufab-bench-answering-fabric did not start (see {log})")
+
+
+def stop_answering_fabric(p):
+    """SIGINT, then its totals line as a dict (None when it printed none)."""
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    p.ufab_out.close()
+    with open(p.ufab_log) as f:
+        for l in f:
+            if l.startswith("bench-answer totals "):
+                return {k: int(v) for k, v in kv(l).items()}
+    return None
+
+
 def kv(line):
     return {m.group(1): m.group(2) for m in re.finditer(r"(\S+?)=(\S+)", line)}
 
@@ -291,8 +333,9 @@ def main():
     edge_bin = os.path.join(a.build, "pipeline", "ufab-edge")
     sched_bin = os.path.join(a.build, "tests", "ufab-bench-rte-sched")
     qos_bin = os.path.join(a.build, "tests", "ufab-bench-qos-pipeline")
+    ans_bin = os.path.join(a.build, "tests", "ufab-bench-answering-fabric")
     testpmd = shutil.which("dpdk-testpmd")
-    for b in (edge_bin, sched_bin, qos_bin):
+    for b in (edge_bin, sched_bin, qos_bin, ans_bin):
         if not os.access(b, os.X_OK):
             sys.exit(f"ufab: error: {b} is not built")
     if testpmd is None:
@@ -331,7 +374,7 @@ def main():
                      "tenants": TENANTS, "pairs_configured": TENANTS * REMOTE_PER_TENANT, "window_gating": False,
                      "frame_len_is": "DPDK pkt_len (no FCS)", "run_seconds": run_s, "warmup_seconds": warm_s,
                      "quick": a.quick},
-           "edge": {}, "edge_worker_core": {}, "testpmd_io": {}, "sched": {}, "goals": {}}
+           "edge": {}, "edge_worker_core": {}, "edge_answering_fabric": {}, "testpmd_io": {}, "sched": {}, "goals": {}}
     pcaps = {}
     for ln in lengths:
         for n in counts:
@@ -351,14 +394,26 @@ def main():
     worker_runs = [("ctl32us", ln, n) for ln in lengths for n in counts]
     if a.quick:
         worker_runs = [r for r in worker_runs if r[2] == counts[-1]]
-    layout_runs = [("one_lcore", r) for r in runs] + [("ctl_lcore0", r) for r in worker_runs]
+    # The answering fabric (one lcore, 32 us): ufab-edge as on a fabric that
+    # answers, ufab-bench-answering-fabric on lcore 0.
+    answer_runs = [("ctl32us", ln, counts[-1]) for ln in (lengths[:1] if a.quick else lengths)]
+    layout_runs = ([("one_lcore", r) for r in runs] + [("ctl_lcore0", r) for r in worker_runs]
+                   + [("answering", r) for r in answer_runs])
+    tables = {"one_lcore": "edge", "ctl_lcore0": "edge_worker_core", "answering": "edge_answering_fabric"}
     for layout, (m, ln, n) in layout_runs:
-            one = layout == "one_lcore"
+            one = layout != "ctl_lcore0"  # the polling lcore is the busiest thread
             log = os.path.join(work, f"edge_{layout}_{m}_{n}_{ln}.log")
-            cmd = [edge_bin] + eal(prefix + "e", "1" if one else "0,1",
+            fabric = "net_null0,no-rx=1"
+            answering = None
+            if layout == "answering":
+                sock = os.path.join(work, f"fabric_{ln}.sock")
+                answering = start_answering_fabric(ans_bin, eal(prefix + "a", "0", [f"net_memif0,role=server,socket={sock}"]),
+                                                   os.path.join(work, f"answering_{ln}.log"))
+                fabric = f"net_memif0,role=client,socket={sock}"
+            cmd = [edge_bin] + eal(prefix + "e", "0,1" if layout == "ctl_lcore0" else "1",
                                    [f"net_pcap0,rx_pcap={pcaps[(n, ln)]},infinite_rx=1",
-                                    "net_null0,no-rx=1"]) + ["--", "--config", cfgs[m], "--stats-interval", "0.5"]
-            if not one:
+                                    fabric]) + ["--", "--config", cfgs[m], "--stats-interval", "0.5"]
+            if layout == "ctl_lcore0":
                 cmd += ["--lcore-map", "0:1"]
             # The start (9K-VM configuration, 8K pairs, EAL) is not timed:
             # the rate comes from the stats lines' own clock.
@@ -367,13 +422,23 @@ def main():
             out = run_for(cmd, 120, log, edge_done, busiest_thread_cpu if one else thread_cpu)
             r = edge_rate(out, warm_s, None if one else "worker1")
             key = f"{m}_{ln}B_{n}pairs"
-            table = res["edge"] if one else res["edge_worker_core"]
+            table = res[tables[layout]]
+            totals = stop_answering_fabric(answering) if answering else None
+            if r is not None and answering:
+                r["answering_fabric"] = totals
             if r is None:
                 print(f"  edge {layout} {key}: no stats (see {log})")
                 table[key] = None
                 continue
             table[key] = r
-            if one:
+            if layout == "answering":
+                t = totals or {}
+                print(f"  ufab-edge {m:7s} {ln:5d} B {n:5d} active pairs, answering fabric: {r['mpps']:6.2f} Mpps data per"
+                      f" CPU-second [{r['mpps_wall']:.2f} per wall second, core share {r['cpu_share']:.2f}]"
+                      f" ({r['generated_per_s'] / 1e3:.0f} K control frames/s, {r['token_rounds_per_s']:.0f} token rounds/s;"
+                      f" conserved={int(r['conserved'])}; the fabric answered {t.get('answered', '?')},"
+                      f" could not send {t.get('tx_full', '?')}, conserved={t.get('conserved', '?')})")
+            elif one:
                 print(f"  ufab-edge {m:7s} {ln:5d} B {n:5d} active pairs: {r['mpps']:6.2f} Mpps data per CPU-second"
                       f" [{r['mpps_wall']:.2f} per wall second, core share {r['cpu_share']:.2f}]"
                       f" ({r['tx_mpps']:.2f} Mpps all fabric TX incl. {r['generated_per_s'] / 1e3:.0f} K control frames/s;"
@@ -437,13 +502,14 @@ def main():
     qp = res["qos_pipeline"].get("64B")
     print("ratios (per CPU-second of the polling core, same run):")
     for layout, (m, ln, n) in layout_runs:
-        one = layout == "one_lcore"
-        r = res["edge" if one else "edge_worker_core"].get(f"{m}_{ln}B_{n}pairs")
+        r = res[tables[layout]].get(f"{m}_{ln}B_{n}pairs")
         if r:
             t = res["testpmd_io"].get(f"{ln}B")
             q = res["sched"].get("rte_sched_4096_pipes", {}).get(f"{ln}B")
             qq = res["qos_pipeline"].get(f"{ln}B")
-            print(f"  ufab-edge {'' if one else 'per worker core, control on lcore 0, '}{m} {ln} B {n} pairs:"
+            where = {"one_lcore": "", "ctl_lcore0": "per worker core, control on lcore 0, ",
+                     "answering": "answering fabric, "}[layout]
+            print(f"  ufab-edge {where}{m} {ln} B {n} pairs:"
                   f" / testpmd io = {fmt(ratio(r['mpps'], t))}, / rte_sched = {fmt(ratio(r['mpps'], q))},"
                   f" / rte_sched pipeline = {fmt(ratio(r['mpps'], qq))}")
 
@@ -453,7 +519,8 @@ def main():
     goals = {"hier_scheduler_over_rte_sched_64B": ratio(hs, rs)}
     # The goals per core: on one lcore at both control periods, and per worker
     # core with control on lcore 0 at the paper's 32 us.
-    for m, table, gkey in [(m, "edge", m) for m in modes] + [("ctl32us", "edge_worker_core", "ctl32us_control_on_lcore0")]:
+    for m, table, gkey in ([(m, "edge", m) for m in modes] + [("ctl32us", "edge_worker_core", "ctl32us_control_on_lcore0")]
+                           + [("ctl32us", "edge_answering_fabric", "ctl32us_answering_fabric")]):
         r = res[table].get(f"{m}_64B_{counts[-1]}pairs")
         e = r["mpps"] if r else None
         goals[gkey] = {
@@ -466,9 +533,11 @@ def main():
         what = {"ctl32us": "control work every 32 us on the same core (ufab-edge on one lcore)",
                 "ctl1s": "control work once per second (the data path alone)",
                 "ctl32us_control_on_lcore0": "per worker core, control on lcore 0 (Alg. 1 every 32 us there;"
-                                             " the pairs' timers stay on the worker)"}[gkey]
+                                             " the pairs' timers stay on the worker)",
+                "ctl32us_answering_fabric": "control work every 32 us on the same core, on a fabric that answers"
+                                            " (memif to ufab-bench-answering-fabric)"}[gkey]
         print(f"goals, 64 B, 8K active pairs, {what}:")
-        print(f"  >= {GOAL_MPPS} Mpps per {'worker ' if table != 'edge' else ''}core: {fmt(e)} -> {yes(g['edge_8k_pairs_64B_mpps']['met'])}")
+        print(f"  >= {GOAL_MPPS} Mpps per {'worker ' if table == 'edge_worker_core' else ''}core: {fmt(e)} -> {yes(g['edge_8k_pairs_64B_mpps']['met'])}")
         print(f"  >= 2x rte_sched (4096 pipes, the scheduler alone): {fmt(ratio(e, rs))}x ->"
               f" {yes(g['edge_over_rte_sched']['met'])}")
         print(f"  >= 2x rte_sched as an application (qos_sched-shaped pipeline, same devices): {fmt(ratio(e, qp))}x ->"
