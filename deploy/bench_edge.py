@@ -219,6 +219,7 @@ def run_for(cmd, seconds, log, done=None, cpu=busiest_thread_cpu):
                 p.kill()
                 p.wait()
         th.join()
+        p.stdout.close()
     return lines
 
 

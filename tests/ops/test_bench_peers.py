@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The peers of `deploy/ufab bench edge` run and account for every frame:
 ufab-bench-qos-pipeline (rte_sched in a qos_sched-shaped RX -> classify ->
-rte_sched -> TX pipeline on net_pcap -> net_null) and ufab-bench-rte-sched
-(rte_sched and HierScheduler alone). Short runs; no rate is asserted (the
-2 vCPUs are shared), only that each measured something and conserved.
+rte_sched -> TX pipeline on net_pcap -> net_null), ufab-bench-rte-sched
+(rte_sched and HierScheduler alone), and ufab-bench-answering-fabric (the
+fabric that answers ufab-edge's probes over a memif). Short runs; no rate is
+asserted (the 2 vCPUs are shared), only that each measured something and
+conserved.
 
 argv: BUILD_DIR. Skips (77) with the reason when a binary is missing.
 """
@@ -21,6 +23,8 @@ import bench_edge  # noqa: E402  (the bench's own pcap writer and EAL arguments)
 
 QOS = os.path.join(BUILD, "tests", "ufab-bench-qos-pipeline")
 SCHED = os.path.join(BUILD, "tests", "ufab-bench-rte-sched")
+ANSWER = os.path.join(BUILD, "tests", "ufab-bench-answering-fabric")
+EDGE = os.path.join(BUILD, "pipeline", "ufab-edge")
 
 kv = bench_edge.kv  # "key=value ..." lines
 
@@ -28,7 +32,7 @@ kv = bench_edge.kv  # "key=value ..." lines
 class BenchPeers(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        missing = [p for p in (QOS, SCHED) if not os.access(p, os.X_OK)]
+        missing = [p for p in (QOS, SCHED, ANSWER, EDGE) if not os.access(p, os.X_OK)]
         if missing:
             print("SKIP: needs " + ", ".join(missing) + " (built with libdpdk)")
             sys.exit(77)
@@ -76,6 +80,41 @@ class BenchPeers(unittest.TestCase):
         for name, v in names.items():
             self.assertGreater(float(v["mpps"]), 0, name)
             self.assertGreater(int(v["packets"]), 0, name)
+
+    def test_answering_fabric_answers_the_edge(self):
+        # ufab-edge with the bench's 8K-pair configuration at 32 us, its
+        # fabric port a memif to the answering fabric: every frame the edge
+        # sent reaches the fabric (rx = the edge's tx), which answers the
+        # probes and finishes (the edge handles responses) and ends the data.
+        d = self.dir.name
+        cfg = os.path.join(d, "edge32.yaml")
+        bench_edge.write_config(cfg, 32)
+        sock = os.path.join(d, "fabric.sock")
+        fab = bench_edge.start_answering_fabric(
+            ANSWER, bench_edge.eal(f"tans{os.getpid()}", "0", [f"net_memif0,role=server,socket={sock}"]),
+            os.path.join(d, "answering.log"))
+        stats = lambda lines: sum(1 for l, _ in lines if l.startswith("ufab-edge stats ")) >= 4
+        out = bench_edge.run_for([EDGE] + bench_edge.eal(f"tane{os.getpid()}", "1", [
+            f"net_pcap0,rx_pcap={self.pcap},infinite_rx=1", f"net_memif0,role=client,socket={sock}"]) + [
+            "--", "--config", cfg, "--stats-interval", "0.5"], 120, os.path.join(d, "edge.log"), stats)
+        tot = bench_edge.stop_answering_fabric(fab)
+        print("\n".join(l for l, _ in out if "pair=" not in l), tot)
+        final = [kv(l) for l, _ in out if l.startswith("ufab-edge final ")]
+        self.assertEqual(len(final), 1, "the edge stopped cleanly")
+        e = final[0]
+        self.assertIsNotNone(tot, "the fabric printed its totals")
+        self.assertEqual(tot["conserved"], 1)
+        self.assertEqual(e["conserved"], "1")
+        self.assertGreater(int(e["encap"]), 0)
+        self.assertEqual(tot["rx"], int(e["tx"]), "every frame the edge sent reached the fabric")
+        # Data frames the edge encapsulated reached the fabric unless its
+        # memif TX ring was full (counted by the edge).
+        self.assertLessEqual(tot["data"], int(e["encap"]))
+        self.assertLessEqual(int(e["encap"]) - tot["data"], int(e.get("drop.tx_full", 0)))
+        self.assertEqual(tot["rx"], tot["data"] + tot["answered"] + tot["dropped"])
+        self.assertGreater(tot["answered"], 0)
+        self.assertGreater(int(e["absorbed"]), 0, "responses reached their pairs")
+        self.assertLessEqual(int(e["absorbed"]), tot["answered"])
 
 
 if __name__ == "__main__":
