@@ -145,7 +145,8 @@ class EdgeState {
   //  - timers: each pair armed at VmPair::next_deadline (or its history
   //    sample); the tick polls only the pairs collected as due, at most
   //    poll_budget() of them per worker iteration (due[due_next..] wait for
-  //    the next iterations, so RX is polled in between);
+  //    the next iterations, so RX is polled in between; a new collection
+  //    once they are done);
   //  - dirty: pairs whose Alg. 1 inputs (activity, rate, phi_D) may have
   //    changed since the last publish_tokens();
   //  - in_flight: pairs that sent data since their bytes were last all acked
@@ -154,7 +155,9 @@ class EdgeState {
   std::vector<uint32_t> due;
   size_t due_next = 0;
   bool due_pending() const { return due_next < due.size(); }
-  size_t poll_budget() const { return 2 * static_cast<size_t>(burst); }
+  // At least 2 bursts, and a quarter of what is left: a backlog of due
+  // pairs drains geometrically (never starved by a fixed budget), in pieces.
+  size_t poll_budget() const { return std::max<size_t>(2 * static_cast<size_t>(burst), (due.size() - due_next) / 4); }
   std::vector<uint32_t> dirty;
   std::vector<uint8_t> dirty_flag, published_active;
   std::vector<uint32_t> in_flight;

@@ -36,7 +36,7 @@ struct WorkerCtx {
 // responses keep flowing in between), and rounds come as often as keeps them
 // within token_round_max_share of the lcore: the next starts
 // max(period, spent / share) after this one started.
-constexpr size_t kTokenStepPairs = 512;
+constexpr size_t kTokenStepPairs = 128;
 void token_step(WorkerCtx& w, Nanos now) {
   Edge& e = *w.e;
   const edge::EdgeConfig& cfg = w.s->cfg;
