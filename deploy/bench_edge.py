@@ -383,9 +383,11 @@ def main():
             write_pcap(p, n, ln, rng)
             pcaps[(n, ln)] = p
 
-    print(f"ufab bench edge: ufab-edge on 1 lcore, and with control on its own lcore, {TENANTS} tenants,"
+    print(f"ufab bench edge: ufab-edge on 1 lcore, with control on its own lcore, and on a fabric that answers,"
+          f" {TENANTS} tenants,"
           f" {TENANTS * REMOTE_PER_TENANT} VM-pairs configured,"
-          f" window gating OFF (scheduler + classify + encap + control work; nothing answers probes on net_null)")
+          f" window gating OFF (scheduler + classify + encap + control work; nothing answers probes on net_null,"
+          f" the answering fabric does)")
     runs = [(m, ln, n) for m in modes for ln in lengths for n in counts]
     if a.quick:  # the 32 us control period and 1500 B frames only at 8K pairs
         runs = [r for r in runs if r[2] == counts[-1] or (r[0] == "ctl1s" and r[1] == 64)]
