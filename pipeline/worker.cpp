@@ -37,11 +37,12 @@ struct WorkerCtx {
 // within token_round_max_share of the lcore: the next starts
 // max(period, spent / share) after this one started.
 constexpr size_t kTokenStepPairs = 128;
-void token_step(WorkerCtx& w, Nanos now) {
+void token_step(WorkerCtx& w) {
   Edge& e = *w.e;
   const edge::EdgeConfig& cfg = w.s->cfg;
+  const Nanos t0 = w.clock->now();
   const bool done = e.control.token_round_step(kTokenStepPairs);
-  w.round_spent += w.clock->now() - now;
+  w.round_spent += w.clock->now() - t0;
   if (!done) return;
   w.round_open = false;
   const auto gap = static_cast<Nanos>(static_cast<double>(w.round_spent) / cfg.token_round_max_share);
@@ -74,14 +75,14 @@ uint32_t worker_step(WorkerCtx& w, Nanos now) {
     }
     // A round of up to one step's pairs ends here, before its phi_S are
     // applied and the pairs polled (as a whole round always did).
-    if (w.round_open) token_step(w, now);
+    if (w.round_open) token_step(w);
     apply_tokens(s);
     poll_pairs(s, now);
     if (!e.mixed()) publish_tokens(s);
     w.next_tick = now + s.cfg.token_period_ns;
   } else {
     if (s.due_pending()) poll_pairs(s, now);  // what the last tick's poll budget left
-    if (w.round_open) token_step(w, now);     // the rest of a round, one step per iteration
+    if (w.round_open) token_step(w);          // the rest of a round, one step per iteration
   }
   if (s.cfg.ack_sweep_ns != 0 && now >= w.next_ack_sweep) {
     ack_sweep(s, now);
