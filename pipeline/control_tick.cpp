@@ -66,7 +66,7 @@ void rearm(EdgeState& s, uint32_t p, Nanos now) {
   // polls it then anyway); an inactive or parked pair's window, rate and
   // path stay as they are until it is polled (VmPair::rtt_ticking), so its
   // samples would repeat the last one.
-  if (vp.rtt_ticking(now, backlogged)) d = std::min(d, std::max(s.history[p].next(), now));
+  if (vp.rtt_ticking(now, backlogged)) d = std::min(d, std::max(s.sample_at[p], now));
   s.timers.arm(p, d);
 }
 
@@ -87,7 +87,10 @@ void poll_pairs(EdgeState& s, Nanos now) {
     vp.poll(now, !s.stopping && s.sched.backlog_bytes(p) != 0);
     refresh_window(s, p, now);
     control_tx(s, p, now);
-    s.history[p].maybe_record(now, vp.base_rtt(), vp.window(now), vp.rate_Bps() * 8, vp.active_path());
+    if (now >= s.sample_at[p]) {  // one history sample per base RTT
+      s.history[p].record(now, vp.window(now), vp.rate_Bps() * 8, vp.active_path());
+      s.sample_at[p] = now + vp.base_rtt();
+    }
     s.mark_dirty(p);
     rearm(s, p, now);
   }

@@ -140,6 +140,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
     vm_tokens[v].store(c.tenant(c.vms[v].vni)->tokens(c.params.unit_bw_Bps), std::memory_order_relaxed);
   in_requesting.assign(c.vms.size(), 0);
   history.resize(pairs.size());
+  sample_at.assign(pairs.size(), 0);
   assigned_q = std::make_unique<AssignedQueue>(static_cast<uint32_t>(pairs.size()));
   vm_active = std::make_unique<std::atomic<uint32_t>[]>(c.vms.size());
   const size_t n = pairs.size();

@@ -137,6 +137,7 @@ class EdgeState {
   std::vector<uint32_t> in_requesting;
   std::vector<std::vector<uint32_t>> vm_pairs;  // sender pairs per local VM (empty when not ours)
   std::vector<PairHistory> history;             // per pair (/ufab/pair)
+  std::vector<Nanos> sample_at;                 // per pair: its next history sample (0: at once)
   std::unique_ptr<AssignedQueue> assigned_q;    // pairs whose phi_S changed (control lcore -> this worker)
   // Per local VM: its pairs published active (Alg. 1 skips VMs with none).
   std::unique_ptr<std::atomic<uint32_t>[]> vm_active;

@@ -1,7 +1,10 @@
 // A VM-pair's recent past for /ufab/pair,INDEX: the last 64 samples of its
 // window (Eqn 3 / two-stage admission), delivered rate and active path, one
 // sample per base RTT (the time scale the window changes on, §3.4), taken by
-// the owning worker in its tick. Fixed ring, no allocation.
+// the owning worker in its tick. Fixed ring, no allocation. When the next
+// sample is due is kept apart, in EdgeState::sample_at (8 bytes per pair, so
+// a poll that takes no sample touches neither this 2 KB ring nor the pair's
+// cold lines).
 #pragma once
 
 #include <array>
@@ -22,15 +25,10 @@ class PairHistory {
  public:
   static constexpr uint32_t kSamples = 64;
 
-  // Records a sample when one base RTT has passed since the last.
-  void maybe_record(Nanos now, Nanos interval, double window, double rate_bps, int path) {
-    if (n_ != 0 && now < next_) return;
+  void record(Nanos now, double window, double rate_bps, int path) {
     ring_[n_ % kSamples] = PairSample{now, window, rate_bps, path};
     ++n_;
-    next_ = now + interval;
   }
-  // When maybe_record() takes the next sample (0: at once).
-  Nanos next() const { return n_ != 0 ? next_ : 0; }
   uint32_t size() const { return n_ < kSamples ? n_ : kSamples; }
   // k = 0 is the oldest kept sample.
   const PairSample& at(uint32_t k) const { return ring_[(n_ - size() + k) % kSamples]; }
@@ -38,7 +36,6 @@ class PairHistory {
  private:
   std::array<PairSample, kSamples> ring_{};
   uint64_t n_ = 0;
-  Nanos next_ = 0;
 };
 
 }  // namespace ufab::pipeline
