@@ -212,15 +212,20 @@ def run_for(cmd, seconds, log, done=None, cpu=busiest_thread_cpu):
         try:
             p.wait(timeout=seconds)
         except subprocess.TimeoutExpired:
-            p.send_signal(signal.SIGINT)
-            try:
-                p.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+            interrupt(p, 60)
         th.join()
         p.stdout.close()
     return lines
+
+
+def interrupt(p, seconds):
+    """SIGINT (the programs' clean stop), then SIGKILL after `seconds`."""
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
 
 
 def start_answering_fabric(exe, eal_args, log):
@@ -244,12 +249,7 @@ def start_answering_fabric(exe, eal_args, log):
 
 def stop_answering_fabric(p):
     """SIGINT, then its totals line as a dict (None when it printed none)."""
-    p.send_signal(signal.SIGINT)
-    try:
-        p.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.wait()
+    interrupt(p, 30)
     p.ufab_out.close()
     with open(p.ufab_log) as f:
         for l in f:
