@@ -263,7 +263,7 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
     load_params(w, root["params"], c);
 
     each(w, root, "tenants", [&](const YAML::Node& n, const std::string& f) {
-      w.only_keys(n, f, {"vni", "guarantee_gbps", "weight_class", "vlan"});
+      w.only_keys(n, f, {"vni", "guarantee_gbps", "weight_class", "vlan", "qinq"});
       TenantCfg t;
       const YAML::Node vni = w.need(n, "vni", f);
       t.vni = static_cast<uint32_t>(u64(w, vni, f + ".vni", 0, (1u << 24) - 1));
@@ -278,17 +278,30 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
                                              std::to_string(c.tenants[static_cast<size_t>(c.tenant_of_vlan[t.vlan])].vni));
         c.tenant_of_vlan[t.vlan] = static_cast<int32_t>(c.tenants.size());
       }
+      if (n["qinq"]) {  // [S, C]: 802.1ad S-tag (TPID 0x88a8) then 802.1Q C-tag
+        const YAML::Node q = n["qinq"];
+        if (n["vlan"]) w.fail(q, f + ".qinq", "give either vlan or qinq, not both");
+        if (!q.IsSequence() || q.size() != 2) w.fail(q, f + ".qinq", "must be [S-VLAN, C-VLAN]");
+        t.svlan = static_cast<uint16_t>(u64(w, q[0], f + ".qinq[0]", 1, 4094));
+        t.vlan = static_cast<uint16_t>(u64(w, q[1], f + ".qinq[1]", 1, 4094));
+        const int32_t other = c.qinq_tenant(t.svlan, t.vlan);
+        if (other >= 0)
+          w.fail(q, f + ".qinq", "QinQ [" + std::to_string(t.svlan) + ", " + std::to_string(t.vlan) +
+                                     "] already names tenant " + std::to_string(c.tenants[static_cast<size_t>(other)].vni));
+        c.tenant_of_qinq[uint32_t{t.svlan} << 12 | t.vlan] = static_cast<int32_t>(c.tenants.size());
+      }
       c.tenants.push_back(t);
     });
     if (c.tenants.empty()) w.fail(root, "tenants", "at least one tenant is needed");
 
     std::set<uint32_t> ids;
-    std::set<std::tuple<uint16_t, uint16_t, uint32_t>> port_ips;  // (port, VLAN, IP) names a local VM
+    std::set<std::tuple<uint16_t, uint32_t, uint32_t>> port_ips;  // (port, S-VLAN:VLAN, IP) names a local VM
     each(w, root, "vms", [&](const YAML::Node& n, const std::string& f) {
       VmCfg v = load_vm(w, n, f, c, true);
       v.vlan = c.tenant(v.vni)->vlan;
+      v.svlan = c.tenant(v.vni)->svlan;
       if (!ids.insert(v.id).second) w.fail(n["id"], f + ".id", "duplicate VM id " + std::to_string(v.id));
-      if (!port_ips.insert({v.port, v.vlan, v.ip}).second)
+      if (!port_ips.insert({v.port, uint32_t{v.svlan} << 16 | v.vlan, v.ip}).second)
         w.fail(n["ip"], f + ".ip", v.vlan != 0 ? "another VM on this port and VLAN has this IP" : "another VM on this port has this IP");
       c.vms.push_back(std::move(v));
     });

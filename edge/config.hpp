@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "control/params.hpp"
@@ -24,6 +25,7 @@ struct TenantCfg {
   double guarantee_bps = 0;     // hose-model minimum bandwidth of each VM
   uint32_t weight_class = 0;    // scheduler WFQ class 0..7 (§4.1)
   uint16_t vlan = 0;            // 802.1Q VLAN id naming the tenant on the VM side (1..4094); 0: untagged
+  uint16_t svlan = 0;           // QinQ (tenants[].qinq: [S, C]): the 802.1ad S-VLAN id, vlan the C-VLAN id; 0: no S-tag
   double tokens(double unit_bw_Bps) const { return guarantee_bps / 8.0 / unit_bw_Bps; }
 };
 
@@ -34,7 +36,8 @@ struct VmCfg {
   Mac mac{};
   uint32_t ip = 0;              // host order
   uint16_t port = 0;            // local VMs: the DPDK port of its vNIC
-  uint16_t vlan = 0;            // local VMs: its tenant's VLAN id (0: untagged)
+  uint16_t vlan = 0;            // local VMs: its tenant's VLAN id (0: untagged); with QinQ the C-VLAN id
+  uint16_t svlan = 0;           // local VMs: its tenant's QinQ S-VLAN id (0: no S-tag)
   uint32_t host = 0;            // remote VMs: index into EdgeConfig::hosts
 };
 
@@ -99,6 +102,12 @@ struct EdgeConfig {
   std::vector<VmCfg> remote_vms;
   // VLAN id -> tenant index, -1 when no tenant has it (index 0 and 4095 stay -1).
   std::vector<int32_t> tenant_of_vlan = std::vector<int32_t>(4096, -1);
+  // QinQ tenants: tenant index by S-VLAN id << 12 | C-VLAN id.
+  std::unordered_map<uint32_t, int32_t> tenant_of_qinq;
+  int32_t qinq_tenant(uint16_t svid, uint16_t cvid) const {
+    const auto it = tenant_of_qinq.find(uint32_t{svid} << 12 | cvid);
+    return it == tenant_of_qinq.end() ? -1 : it->second;
+  }
 
   const TenantCfg* tenant(uint32_t vni) const;
   size_t tenant_index(uint32_t vni) const;  // precondition: tenant(vni) != nullptr

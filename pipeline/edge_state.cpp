@@ -105,7 +105,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
     if (std::find(vm_ports.begin(), vm_ports.end(), l.port) == vm_ports.end()) vm_ports.push_back(l.port);
     const VmKey vk{l.vni, rte_cpu_to_be_32(l.ip)};
     if (!local_vms.add(&vk, static_cast<uint32_t>(v))) throw std::runtime_error("local VM table full");
-    const ClassifyKey sk{l.port, l.vlan, rte_cpu_to_be_32(l.ip), 0};
+    const ClassifyKey sk{l.port, l.vlan, rte_cpu_to_be_32(l.ip), 0, l.svlan};
     vm_src.add(&sk, static_cast<uint32_t>(v));
     for (size_t r = 0; r < c.remote_vms.size(); ++r) {
       const edge::VmCfg& rv = c.remote_vms[r];
@@ -126,7 +126,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       pairs.emplace_back(c.params, m.wire_id, c.hosts[rv.host].base_rtt_ns, hops, gate_.get(), c.seed * 7919 + m.global);
       meta.push_back(m);
       sched.add_pair(idx, m.tenant, c.window_gating ? 0 : HierScheduler<rte_mbuf*>::kMaxWindow);
-      const ClassifyKey ck{l.port, l.vlan, rte_cpu_to_be_32(l.ip), rte_cpu_to_be_32(rv.ip)};
+      const ClassifyKey ck{l.port, l.vlan, rte_cpu_to_be_32(l.ip), rte_cpu_to_be_32(rv.ip), l.svlan};
       if (!classify.add(&ck, idx) || !wire_pairs.add(&m.wire_id, idx)) throw std::runtime_error("pair table full");
       vm_pairs[v].push_back(idx);
     }

@@ -69,16 +69,16 @@ struct HostRoutes {
 // Table keys (IPs in network order, as in the frames).
 struct ClassifyKey {
   uint16_t port;
-  uint16_t vlan;  // 802.1Q VLAN id of the VM's tenant, 0: untagged (pipeline/vlan.hpp)
+  uint16_t vlan;  // 802.1Q VLAN id of the VM's tenant (with QinQ the C-VLAN id), 0: untagged (pipeline/vlan.hpp)
   uint32_t src_ip, dst_ip;
-  uint32_t zero = 0;  // 16 bytes: rte_hash compares 16-byte keys with one vector compare (else memcmp)
+  uint32_t svlan = 0;  // QinQ S-VLAN id, 0: none. 16 bytes: rte_hash compares 16-byte keys with one vector compare
 
   // The classification tables' hash: CRC32-C of the key's two 8-byte words,
   // built from the fields by value (so a key just stored is hashed as
   // stored; see flow_of in vm_rx.cpp on hashing through pointer casts).
   uint32_t hash() const {
     const uint64_t a = uint64_t{port} | uint64_t{vlan} << 16 | uint64_t{src_ip} << 32;
-    const uint64_t b = uint64_t{dst_ip} | uint64_t{zero} << 32;
+    const uint64_t b = uint64_t{dst_ip} | uint64_t{svlan} << 32;
     return rte_hash_crc_8byte(b, rte_hash_crc_8byte(a, 0));
   }
   // hash() as the tables' rte_hash function (inserts and single lookups).

@@ -3,7 +3,8 @@
 // (wire::parse_frame) and then, by the shim's `next`:
 //  - data: the encapsulation is stripped and the tenant's inner frame goes to
 //    the port of the local VM that owns (VNI, inner destination IP), with
-//    its tenant's 802.1Q tag inserted when the tenant has a VLAN (vlan.hpp);
+//    its tenant's 802.1Q tag (or QinQ tags) inserted when the tenant has a
+//    VLAN (vlan.hpp);
 //  - probe or finish: answered in place (the same mbuf) as a response carrying
 //    this VM's admitted token (Alg. 1 TokenAdmission, design-notes §4.6) or
 //    as a finish-ack carrying the per-hop ACK bits (design-notes §4.3), and
@@ -44,7 +45,8 @@ void deliver(EdgeState& s, rte_mbuf* m, const wire::FrameView& v) {
   if (const uint32_t extra = rte_pktmbuf_pkt_len(m) - static_cast<uint32_t>(v.payload_len); extra != 0)
     rte_pktmbuf_trim(m, static_cast<uint16_t>(extra));  // Ethernet padding after the UDP payload
   const uint16_t port = s.cfg.vms[vm].port;
-  if (const uint16_t vlan = s.cfg.vms[vm].vlan; vlan != 0 && unlikely(!insert_vlan(m, vlan)))
+  const edge::VmCfg& to = s.cfg.vms[vm];
+  if (to.vlan != 0 && unlikely(to.svlan != 0 ? !insert_qinq(m, to.svlan, to.vlan) : !insert_vlan(m, to.vlan)))
     return drop(s, m, Drop::no_headroom);
   ++s.stats.decapsulated;
   s.tx[port].push(m);

@@ -73,7 +73,16 @@ void print_port(std::FILE* out, uint16_t port, const PortOffload& po, uint64_t m
 void build_pair_rule(FlowRule& r, const PairRuleSpec& spec) {
   r.attr.ingress = 1;
   size_t i = 0;
-  set_item(r.pattern[i++], RTE_FLOW_ITEM_TYPE_ETH);
+  if (spec.svlan != 0) {  // QinQ: the S-tag's TPID, the S-tag, then the C-tag below
+    r.eth_spec.type = rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ);
+    r.eth_mask.type = UINT16_MAX;
+    set_item(r.pattern[i++], RTE_FLOW_ITEM_TYPE_ETH, &r.eth_spec, &r.eth_mask);
+    r.svlan_spec.tci = rte_cpu_to_be_16(spec.svlan & kVlanVidMask);
+    r.svlan_mask.tci = rte_cpu_to_be_16(kVlanVidMask);
+    set_item(r.pattern[i++], RTE_FLOW_ITEM_TYPE_VLAN, &r.svlan_spec, &r.svlan_mask);
+  } else {
+    set_item(r.pattern[i++], RTE_FLOW_ITEM_TYPE_ETH);
+  }
   if (spec.vlan != 0) {
     r.vlan_spec.tci = rte_cpu_to_be_16(spec.vlan & kVlanVidMask);
     r.vlan_mask.tci = rte_cpu_to_be_16(kVlanVidMask);
@@ -191,6 +200,7 @@ void install_offload(std::span<EdgeState* const> shards) {
           spec.src_ip = sh.cfg.vms[pm.local_vm].ip;
           spec.dst_ip = sh.cfg.remote_vms[pm.remote_vm].ip;
           spec.vlan = sh.cfg.vms[pm.local_vm].vlan;
+          spec.svlan = sh.cfg.vms[pm.local_vm].svlan;
           spec.mark = pair_mark(sh.worker, mine[i].pair);
           // The owner's own RX queue where the port has one per worker (layout.hpp).
           spec.queue = s.layout.rx_queues[port] > sh.worker ? sh.worker : 0;

@@ -4,6 +4,7 @@
 // Rules, built per VM-side port:
 //  - one per VM-pair whose local VM sits behind the port:
 //        pattern  eth / [vlan vid] / ipv4 src is <local VM> dst is <remote VM> / end
+//                 (QinQ: eth type is 0x88a8 / vlan S / vlan C / ipv4 ...)
 //        actions  MARK id = <worker, pair index> / QUEUE <the owner's RX queue> / end
 //    (the owner's own queue where the port has an RX queue per worker,
 //    layout.hpp RxMode::steered; else queue 0);
@@ -53,6 +54,8 @@ struct FlowRule {
   rte_flow_item pattern[6]{};
   rte_flow_action actions[3]{};
   // storage
+  rte_flow_item_eth eth_spec{}, eth_mask{};
+  rte_flow_item_vlan svlan_spec{}, svlan_mask{};
   rte_flow_item_vlan vlan_spec{}, vlan_mask{};
   rte_flow_item_ipv4 ip_spec{}, ip_mask{};
   rte_flow_item_udp udp_spec{}, udp_mask{};
@@ -70,13 +73,15 @@ inline constexpr uint32_t pair_mark(uint16_t worker, uint32_t pair) { return uin
 inline constexpr uint16_t mark_worker(uint32_t mark) { return static_cast<uint16_t>(mark >> kMarkWorkerShift); }
 inline constexpr uint32_t mark_pair(uint32_t mark) { return mark & ((uint32_t{1} << kMarkWorkerShift) - 1); }
 
-// A VM-pair's rule. IPs in host order; vlan 0: untagged.
+// A VM-pair's rule. IPs in host order; vlan 0: untagged; svlan != 0: QinQ
+// (eth type 0x88a8 / vlan svlan / vlan vlan).
 struct PairRuleSpec {
   uint32_t src_ip = 0, dst_ip = 0;
   uint16_t vlan = 0;
   uint32_t mark = 0;      // pair_mark(worker, pair index)
   uint16_t queue = 0;     // the pair's owning RX queue
   bool with_mark = true;  // false: QUEUE only (the `steer` form)
+  uint16_t svlan = 0;
 };
 void build_pair_rule(FlowRule& r, const PairRuleSpec& spec);
 

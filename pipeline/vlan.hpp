@@ -5,6 +5,10 @@
 // the receiving edge inserts its tenant's tag again on delivery to the VM
 // port. The tag's priority bits (PCP, DEI) do not cross the fabric: the
 // re-inserted tag has PCP 0.
+//
+// QinQ (config `tenants[].qinq: [S, C]`): an 802.1ad S-tag (TPID 0x88a8,
+// VLAN id S) followed by an 802.1Q C-tag (VLAN id C) names the tenant by
+// (S, C); both tags are stripped and, on delivery, inserted again.
 #pragma once
 
 #include <rte_mbuf.h>
@@ -22,11 +26,21 @@ inline bool is_vlan_tagged(const uint8_t* d, uint32_t len) { return len >= 18 &&
 // The tag's VLAN id (precondition: is_vlan_tagged).
 inline uint16_t vlan_id(const uint8_t* d) { return static_cast<uint16_t>((d[14] << 8 | d[15]) & kVlanVidMask); }
 
-// Removes the tag in place: the MACs move 4 bytes towards the payload.
-inline void strip_vlan(rte_mbuf* m) {
+// True when the frame starts with an 802.1ad S-tag (the caller then
+// checks the C-tag: is_qinq_tagged).
+inline bool is_stag(const uint8_t* d, uint32_t len) { return len >= 18 && d[12] == 0x88 && d[13] == 0xa8; }
+// True when an S-tag is followed by an 802.1Q C-tag (at least 22 bytes).
+inline bool is_qinq_tagged(const uint8_t* d, uint32_t len) {
+  return len >= 22 && is_stag(d, len) && d[16] == 0x81 && d[17] == 0x00;
+}
+// The C-tag's VLAN id of a QinQ frame (precondition: is_qinq_tagged).
+inline uint16_t inner_vlan_id(const uint8_t* d) { return static_cast<uint16_t>((d[18] << 8 | d[19]) & kVlanVidMask); }
+
+// Removes n_tags tags in place: the MACs move 4 bytes per tag towards the payload.
+inline void strip_vlan(rte_mbuf* m, uint32_t n_tags = 1) {
   uint8_t* d = rte_pktmbuf_mtod(m, uint8_t*);
-  std::memmove(d + kVlanTagBytes, d, 12);
-  rte_pktmbuf_adj(m, kVlanTagBytes);
+  std::memmove(d + n_tags * kVlanTagBytes, d, 12);
+  rte_pktmbuf_adj(m, static_cast<uint16_t>(n_tags * kVlanTagBytes));
 }
 
 // Inserts an 802.1Q tag with VLAN id vid (PCP 0) after the MACs; false when
@@ -39,6 +53,20 @@ inline bool insert_vlan(rte_mbuf* m, uint16_t vid) {
   d[13] = 0x00;
   d[14] = static_cast<uint8_t>(vid >> 8 & 0x0f);
   d[15] = static_cast<uint8_t>(vid);
+  return true;
+}
+
+// Inserts an S-tag (VLAN id svid) and a C-tag (VLAN id cvid), PCP 0, after
+// the MACs; false when the mbuf has no headroom for them.
+inline bool insert_qinq(rte_mbuf* m, uint16_t svid, uint16_t cvid) {
+  if (!insert_vlan(m, cvid)) return false;
+  auto* d = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(m, kVlanTagBytes));
+  if (d == nullptr) return false;
+  std::memmove(d, d + kVlanTagBytes, 12);
+  d[12] = 0x88;
+  d[13] = 0xa8;
+  d[14] = static_cast<uint8_t>(svid >> 8 & 0x0f);
+  d[15] = static_cast<uint8_t>(svid);
   return true;
 }
 

@@ -8,7 +8,9 @@
 // An 802.1Q-tagged frame names its tenant by the VLAN id (vlan.hpp): the
 // key is then (port, VLAN, source IP, destination IP), the tag is stripped
 // here (the fabric carries the VNI) and a VLAN id no tenant has is dropped
-// as unknown_vlan.
+// as unknown_vlan. A QinQ frame (S-tag, then C-tag) likewise by (port, S, C,
+// source IP, destination IP); an S-tag without a C-tag, or an (S, C) no
+// tenant has, is unknown_vlan too.
 #include <rte_ethdev.h>
 #include <rte_hash_crc.h>
 #include <rte_mbuf.h>
@@ -69,17 +71,30 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
       continue;
     }
     const uint8_t* d = rte_pktmbuf_mtod(m, const uint8_t*);
-    uint16_t vlan = 0;
-    if (is_vlan_tagged(d, len)) {
-      vlan = vlan_id(d);
-      if (unlikely(s.cfg.tenant_of_vlan[vlan] < 0)) {
+    uint16_t vlan = 0, svlan = 0;
+    if (is_vlan_tagged(d, len) || unlikely(is_stag(d, len))) {
+      uint32_t tags = 1;
+      bool known;
+      if (d[12] == 0x81) {
+        vlan = vlan_id(d);
+        known = s.cfg.tenant_of_vlan[vlan] >= 0;
+      } else {  // QinQ: an S-tag must carry a C-tag
+        known = is_qinq_tagged(d, len);
+        if (known) {
+          svlan = vlan_id(d);
+          vlan = inner_vlan_id(d);
+          known = s.cfg.qinq_tenant(svlan, vlan) >= 0;
+        }
+        tags = 2;
+      }
+      if (unlikely(!known)) {
         s.stats.drop(port, Drop::unknown_vlan);
         rte_pktmbuf_free(m);
         continue;
       }
-      strip_vlan(m);  // from here on the frame is as an untagged VM sends it
+      strip_vlan(m, tags);  // from here on the frame is as an untagged VM sends it
       d = rte_pktmbuf_mtod(m, const uint8_t*);
-      len -= kVlanTagBytes;
+      len -= tags * kVlanTagBytes;
     }
     const wire::WireError e = surely_not_ufab(d, len, s.cfg.udp_port)
                                   ? wire::WireError::not_ufab  // the common case, without the full parse
@@ -96,7 +111,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
       rte_pktmbuf_free(m);
       continue;
     }
-    keys[k] = ClassifyKey{port, vlan, 0, 0};
+    keys[k] = ClassifyKey{port, vlan, 0, 0, svlan};
     std::memcpy(&keys[k].src_ip, d + 26, 4);
     std::memcpy(&keys[k].dst_ip, d + 30, 4);
     kp[k] = &keys[k];

@@ -235,6 +235,25 @@ void in_process(const std::string& tap, const std::string& prefix) {
                     r.actions[1].type == RTE_FLOW_ACTION_TYPE_QUEUE && r.actions[2].type == RTE_FLOW_ACTION_TYPE_END,
                 "pair rule actions: MARK 2 / QUEUE / END");
   }
+  // A QinQ tenant's rule: eth type 0x88a8 / vlan S / vlan C / ipv4 / end.
+  {
+    pipeline::FlowRule r;
+    pipeline::PairRuleSpec spec{0xc0a80001, 0xc0a80002, 100, 2, 0, false};
+    spec.svlan = 10;
+    pipeline::build_pair_rule(r, spec);
+    const auto* eth = static_cast<const rte_flow_item_eth*>(r.pattern[0].spec);
+    const auto* s_tag = static_cast<const rte_flow_item_vlan*>(r.pattern[1].spec);
+    const auto* c_tag = static_cast<const rte_flow_item_vlan*>(r.pattern[2].spec);
+    ITEST_CHECK(r.pattern[0].type == RTE_FLOW_ITEM_TYPE_ETH && eth != nullptr &&
+                    eth->type == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ) && r.pattern[1].type == RTE_FLOW_ITEM_TYPE_VLAN &&
+                    s_tag->tci == rte_cpu_to_be_16(10) && r.pattern[2].type == RTE_FLOW_ITEM_TYPE_VLAN &&
+                    c_tag->tci == rte_cpu_to_be_16(100) && r.pattern[3].type == RTE_FLOW_ITEM_TYPE_IPV4 &&
+                    r.pattern[4].type == RTE_FLOW_ITEM_TYPE_END,
+                "QinQ pair rule pattern");
+    std::string why;
+    const int rc = pipeline::validate_rule(0, r, &why);
+    std::printf("QinQ QUEUE rule on net_tap: %s%s\n", rc == 0 ? "validated" : "refused: ", why.c_str());
+  }
 
   // Malformed rules are refused.
   {

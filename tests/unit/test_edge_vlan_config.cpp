@@ -1,4 +1,5 @@
-// ufab-edge configuration: VLAN tenants (edge/config.hpp, tenants[].vlan).
+// ufab-edge configuration: VLAN tenants (edge/config.hpp, tenants[].vlan)
+// and QinQ tenants (tenants[].qinq: [S, C]).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -63,6 +64,43 @@ TEST(EdgeVlanConfig, BadVlansNameFileLineAndField) {
   EXPECT_EQ(error_of(config("  - {vni: 100, guarantee_gbps: 1, vlan: 7}\n",
                             vm + "  - {name: a2, id: 2, tenant: 100, mac: \"02:00:00:00:0a:02\", ip: 192.168.0.1, port: 0}\n")),
             "t.yaml:6:66: vms[1].ip: another VM on this port and VLAN has this IP");
+}
+
+TEST(EdgeVlanConfig, QinqNamesTheTenantBySAndC) {
+  const EdgeConfig c = parse_config(
+      config("  - {vni: 100, guarantee_gbps: 1, vlan: 10}\n"
+             "  - {vni: 200, guarantee_gbps: 1, qinq: [7, 10]}\n"
+             "  - {vni: 300, guarantee_gbps: 1, qinq: [8, 10]}\n",
+             "  - {name: a1, id: 1, tenant: 100, mac: \"02:00:00:00:0a:01\", ip: 192.168.0.1, port: 0}\n"
+             "  - {name: a2, id: 2, tenant: 200, mac: \"02:00:00:00:0a:02\", ip: 192.168.0.1, port: 0}\n"
+             "  - {name: a3, id: 3, tenant: 300, mac: \"02:00:00:00:0a:03\", ip: 192.168.0.1, port: 0}\n"),
+      "t.yaml");
+  EXPECT_EQ(c.tenants[1].svlan, 7);
+  EXPECT_EQ(c.tenants[1].vlan, 10);
+  EXPECT_EQ(c.qinq_tenant(7, 10), 1);
+  EXPECT_EQ(c.qinq_tenant(8, 10), 2);
+  EXPECT_EQ(c.qinq_tenant(7, 11), -1);
+  EXPECT_EQ(c.tenant_of_vlan[10], 0);  // the single tag 10 is tenant 100's, not a QinQ tenant's
+  // One address on one port, three VMs: the tags tell them apart.
+  EXPECT_EQ(c.vms[1].svlan, 7);
+  EXPECT_EQ(c.vms[1].vlan, 10);
+  EXPECT_EQ(c.vms[2].svlan, 8);
+  EXPECT_EQ(c.vms[0].svlan, 0);
+}
+
+TEST(EdgeVlanConfig, BadQinqNamesFileLineAndField) {
+  const std::string vm = "  - {name: a1, id: 1, tenant: 100, mac: \"02:00:00:00:0a:01\", ip: 192.168.0.1, port: 0}\n";
+  EXPECT_EQ(error_of(config("  - {vni: 100, guarantee_gbps: 1, qinq: [0, 5]}\n", vm)),
+            "t.yaml:3:42: tenants[0].qinq[0]: '0' is out of range [1, 4094]");
+  EXPECT_EQ(error_of(config("  - {vni: 100, guarantee_gbps: 1, qinq: [5, 4095]}\n", vm)),
+            "t.yaml:3:45: tenants[0].qinq[1]: '4095' is out of range [1, 4094]");
+  EXPECT_EQ(error_of(config("  - {vni: 100, guarantee_gbps: 1, qinq: [5]}\n", vm)),
+            "t.yaml:3:41: tenants[0].qinq: must be [S-VLAN, C-VLAN]");
+  EXPECT_EQ(error_of(config("  - {vni: 100, guarantee_gbps: 1, vlan: 5, qinq: [5, 6]}\n", vm)),
+            "t.yaml:3:50: tenants[0].qinq: give either vlan or qinq, not both");
+  EXPECT_EQ(error_of(config("  - {vni: 100, guarantee_gbps: 1, qinq: [5, 6]}\n  - {vni: 200, guarantee_gbps: 1, qinq: [5, 6]}\n",
+                            vm)),
+            "t.yaml:4:41: tenants[1].qinq: QinQ [5, 6] already names tenant 100");
 }
 
 }  // namespace
