@@ -43,31 +43,26 @@ inline void strip_vlan(rte_mbuf* m, uint32_t n_tags = 1) {
   rte_pktmbuf_adj(m, static_cast<uint16_t>(n_tags * kVlanTagBytes));
 }
 
-// Inserts an 802.1Q tag with VLAN id vid (PCP 0) after the MACs; false when
-// the mbuf has no headroom for it.
-inline bool insert_vlan(rte_mbuf* m, uint16_t vid) {
+// Inserts a tag (TPID tpid, VLAN id vid, PCP 0) right after the MACs;
+// false when the mbuf has no headroom for it.
+inline bool push_tag(rte_mbuf* m, uint16_t tpid, uint16_t vid) {
   auto* d = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(m, kVlanTagBytes));
   if (d == nullptr) return false;
   std::memmove(d, d + kVlanTagBytes, 12);
-  d[12] = 0x81;
-  d[13] = 0x00;
+  d[12] = static_cast<uint8_t>(tpid >> 8);
+  d[13] = static_cast<uint8_t>(tpid);
   d[14] = static_cast<uint8_t>(vid >> 8 & 0x0f);
   d[15] = static_cast<uint8_t>(vid);
   return true;
 }
 
-// Inserts an S-tag (VLAN id svid) and a C-tag (VLAN id cvid), PCP 0, after
-// the MACs; false when the mbuf has no headroom for them.
+// Inserts an 802.1Q tag with VLAN id vid after the MACs.
+inline bool insert_vlan(rte_mbuf* m, uint16_t vid) { return push_tag(m, 0x8100, vid); }
+
+// Inserts an S-tag (VLAN id svid) and then a C-tag (VLAN id cvid) after the
+// MACs: the C-tag first, the S-tag in front of it.
 inline bool insert_qinq(rte_mbuf* m, uint16_t svid, uint16_t cvid) {
-  if (!insert_vlan(m, cvid)) return false;
-  auto* d = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(m, kVlanTagBytes));
-  if (d == nullptr) return false;
-  std::memmove(d, d + kVlanTagBytes, 12);
-  d[12] = 0x88;
-  d[13] = 0xa8;
-  d[14] = static_cast<uint8_t>(svid >> 8 & 0x0f);
-  d[15] = static_cast<uint8_t>(svid);
-  return true;
+  return push_tag(m, 0x8100, cvid) && push_tag(m, 0x88a8, svid);
 }
 
 }  // namespace ufab::pipeline
