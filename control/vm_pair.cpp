@@ -433,7 +433,7 @@ void VmPair::poll(Nanos now, bool backlogged) {
     choose_and_move(now, migrate_violation_);
     migrating_ = false;
   }
-  if (now >= next_tick_ && (backlogged || inflight() != 0 || lost_this_rtt_)) {  // else parked (rtt_ticking)
+  if (now >= next_tick_ && has_demand(backlogged)) {  // else parked (rtt_ticking)
     rtt_tick(now, backlogged);
     next_tick_ = now + T_;
   }

@@ -164,8 +164,10 @@ class alignas(64) VmPair {
   // pairs that each send now and then ticks per burst of data, not per RTT
   // per pair (8K pairs at T = 20 us were 410M ticks a second).
   bool rtt_ticking(Nanos now, bool backlogged) const {
-    return state_ == State::active && (backlogged || inflight() != 0 || lost_this_rtt_ || now < next_tick_);
+    return state_ == State::active && (has_demand(backlogged) || now < next_tick_);
   }
+  // Data queued or in flight, or a probe lost since the last tick.
+  bool has_demand(bool backlogged) const { return backlogged || inflight() != 0 || lost_this_rtt_; }
 
   // ---- operator actions (ufab-edge runtime reconfiguration, graceful stop) ----
   // A drained path is not usable for selection; the pair leaves it if it is

@@ -54,19 +54,16 @@ struct Totals {
 rte_mbuf* handle(ufab::swmodel::SwitchModel& sw, std::vector<uint8_t>& frame, rte_mbuf* m, ufab::Nanos now,
                  Totals& t) {
   using namespace ufab;
+  const auto drop = [&t, m]() -> rte_mbuf* {
+    ++t.dropped;
+    rte_pktmbuf_free(m);
+    return nullptr;
+  };
   const uint32_t len = rte_pktmbuf_data_len(m);
   const auto* d = rte_pktmbuf_mtod(m, const uint8_t*);
-  if (m->nb_segs != 1) {
-    ++t.dropped;
-    rte_pktmbuf_free(m);
-    return nullptr;
-  }
+  if (m->nb_segs != 1) return drop();
   frame.assign(d, d + len);
-  if (!sw.process(frame, 0, now, 0).forward) {  // counted by the model
-    ++t.dropped;
-    rte_pktmbuf_free(m);
-    return nullptr;
-  }
+  if (!sw.process(frame, 0, now, 0).forward) return drop();  // counted by the model
   wire::FrameView v;
   if (wire::parse_frame(frame, v) != wire::WireError::ok || v.shim.next == wire::kNextData) {
     ++(v.shim.next == wire::kNextData ? t.data : t.dropped);
@@ -76,11 +73,8 @@ rte_mbuf* handle(ufab::swmodel::SwitchModel& sw, std::vector<uint8_t>& frame, rt
   wire::Message msg;
   if (wire::decode_message(std::span<const uint8_t>(frame.data() + v.payload_offset, v.payload_len), msg) !=
           wire::WireError::ok ||
-      (msg.type != wire::MsgType::probe && msg.type != wire::MsgType::finish)) {
-    ++t.dropped;
-    rte_pktmbuf_free(m);
-    return nullptr;
-  }
+      (msg.type != wire::MsgType::probe && msg.type != wire::MsgType::finish))
+    return drop();
   wire::OuterAddrs back = v.outer;
   std::swap(back.src_mac, back.dst_mac);
   std::swap(back.src_ip, back.dst_ip);
@@ -88,11 +82,8 @@ rte_mbuf* handle(ufab::swmodel::SwitchModel& sw, std::vector<uint8_t>& frame, rt
   route.n_labels = 1;
   route.next = 1;
   route.label[0] = 0;
-  if (!pipeline::write_control(m, back, v.outer.src_port, route, v.shim.vni, wire::reflect(msg, kWireUnbound))) {
-    ++t.dropped;
-    rte_pktmbuf_free(m);
-    return nullptr;
-  }
+  if (!pipeline::write_control(m, back, v.outer.src_port, route, v.shim.vni, wire::reflect(msg, kWireUnbound)))
+    return drop();
   ++t.answered;
   return m;
 }
