@@ -118,9 +118,12 @@ struct HierSchedulerConfig {
 };
 
 struct HierSchedulerCounters {
+  // Packet and byte counts are not adjacent per direction: GCC packs an
+  // adjacent (packets, bytes) pair into one vector add with shuffles, 11
+  // more instructions per enqueue+dequeue (callgrind, ufab-sched-steady).
   uint64_t enqueued = 0;         // packets accepted by enqueue()
-  uint64_t enqueued_bytes = 0;
   uint64_t dequeued = 0;
+  uint64_t enqueued_bytes = 0;
   uint64_t dequeued_bytes = 0;
   uint64_t dropped_full = 0;     // enqueue() on a full flow FIFO or an exhausted pool
   uint64_t dropped_invalid = 0;  // unknown pair/flow, len 0 or len > kMaxPacketLen
