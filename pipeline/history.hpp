@@ -29,6 +29,11 @@ class PairHistory {
     ring_[n_ % kSamples] = PairSample{now, window, rate_bps, path};
     ++n_;
   }
+  // Hints for a caller that records into many pairs' histories in turn
+  // (poll_pairs): the count's line first, then, once it has arrived, the
+  // slot the next record() writes.
+  void prefetch_count() const { __builtin_prefetch(&n_); }
+  void prefetch_slot() const { __builtin_prefetch(&ring_[n_ % kSamples], 1); }
   uint32_t size() const { return n_ < kSamples ? n_ : kSamples; }
   // k = 0 is the oldest kept sample.
   const PairSample& at(uint32_t k) const { return ring_[(n_ - size() + k) % kSamples]; }

@@ -429,6 +429,12 @@ class HierScheduler {
     return pacing_on_ ? pop_burst<true>(pkts, lens, pair_ids, max) : pop_burst<false>(pkts, lens, pair_ids, max);
   }
 
+  // A hint for a caller about to read or change many pairs in turn (the
+  // edge's timer sweep): fetches the pair's record. No effect on the schedule.
+  void prefetch_pair(uint32_t pair) const {
+    if (pair < cfg_.max_pairs) __builtin_prefetch(&pairs_[pair]);
+  }
+
   uint64_t backlog_packets() const { return ctr_.enqueued - ctr_.dequeued; }
   uint64_t backlog_bytes() const { return ctr_.enqueued_bytes - ctr_.dequeued_bytes; }
   const HierSchedulerCounters& counters() const { return ctr_; }
