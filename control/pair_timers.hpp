@@ -10,10 +10,15 @@
 // of the ticks since the last collect (at most kSlots) and, in each, every
 // pair whose deadline falls in that slot's tick modulo the wheel: a deadline
 // more than one lap ahead stays in its slot and is looked at once per lap.
+// The due pairs are put in pair order by a sort when they are few and by a
+// pass over a bitmap of the pairs (one bit per pair) when they are many:
+// thousands due at once (8K pairs ticking every base RTT) made the sort
+// ~5% of a worker's time.
 // Plain C++ (no DPDK), single-threaded: one per worker.
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -29,7 +34,7 @@ class PairTimers {
 
   PairTimers(uint32_t n_pairs, Nanos granularity)
       : gran_(granularity ? granularity : 1), deadline_(n_pairs, kUnarmed), next_(n_pairs, kNone),
-        prev_(n_pairs, kNone), slot_(n_pairs, 0), head_(kSlots, kNone) {}
+        prev_(n_pairs, kNone), slot_(n_pairs, 0), head_(kSlots, kNone), due_bits_((n_pairs + 63) / 64, 0) {}
 
   uint32_t size() const { return static_cast<uint32_t>(deadline_.size()); }
   Nanos deadline(uint32_t pair) const { return deadline_[pair]; }
@@ -76,10 +81,32 @@ class PairTimers {
       }
     }
     if (tick > cursor_) cursor_ = tick;
-    std::sort(due.begin() + static_cast<std::ptrdiff_t>(first), due.end());
+    in_pair_order(due, first);
   }
 
  private:
+  // Sorts due[first..] (distinct pair indices) ascending.
+  void in_pair_order(std::vector<uint32_t>& due, size_t first) {
+    const size_t n = due.size() - first;
+    if (n <= kSortMax) {
+      std::sort(due.begin() + static_cast<std::ptrdiff_t>(first), due.end());
+      return;
+    }
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = first; i < due.size(); ++i) {
+      const uint32_t p = due[i];
+      due_bits_[p >> 6] |= uint64_t{1} << (p & 63);
+      lo = std::min(lo, p >> 6);
+      hi = std::max(hi, p >> 6);
+    }
+    size_t out = first;
+    for (uint32_t w = lo; w <= hi; ++w) {
+      for (uint64_t b = due_bits_[w]; b != 0; b &= b - 1)
+        due[out++] = w << 6 | static_cast<uint32_t>(std::countr_zero(b));
+      due_bits_[w] = 0;
+    }
+  }
+
   void unlink(uint32_t pair) {
     const uint32_t s = slot_[pair];
     if (prev_[pair] != kNone)
@@ -90,12 +117,15 @@ class PairTimers {
     --armed_;
   }
 
+  static constexpr size_t kSortMax = 32;  // more due pairs than this: the bitmap pass
+
   Nanos gran_;
   uint64_t cursor_ = 0;  // tick of the last collect()
   uint32_t armed_ = 0;
   std::vector<Nanos> deadline_;
   std::vector<uint32_t> next_, prev_, slot_;
   std::vector<uint32_t> head_;
+  std::vector<uint64_t> due_bits_;  // in_pair_order's bitmap; all zero between calls
 };
 
 }  // namespace ufab

@@ -2,6 +2,7 @@
 // Granularity 32 us (the token period), 1024 slots: one lap = 32.768 ms.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "control/pair_timers.hpp"
@@ -82,3 +83,30 @@ TEST(PairTimers, ADeadlineBehindTheWheelIsDueAtTheNextCollect) {
   t.arm(2, 10 * kMs + 1);
   EXPECT_EQ(collect(t, 10 * kMs + 1), (std::vector<uint32_t>{2, 3}));
 }
+
+// Many pairs due at once are handed out in pair order too (the bitmap pass
+// above 32 due pairs), after what `due` already held, each once; the bitmap
+// is clean for the next collect (a few due: the sort).
+TEST(PairTimers, ManyDuePairsComeInPairOrderAfterWhatDueHeld) {
+  PairTimers t(1000, kG);
+  std::vector<uint32_t> expect;
+  for (uint32_t k = 0; k < 200; ++k) {
+    const uint32_t p = (k * 389 + 17) % 1000;  // 389 is coprime to 1000: 200 distinct pairs, scrambled
+    t.arm(p, (k % 3) * kUs);
+    expect.push_back(p);
+  }
+  std::sort(expect.begin(), expect.end());
+  expect.insert(expect.begin(), {999, 5});  // what the caller's list held before
+  std::vector<uint32_t> due{999, 5};
+  t.collect(10 * kUs, due);
+  EXPECT_EQ(due, expect);
+  EXPECT_EQ(t.armed_count(), 0u);
+  t.arm(64, 20 * kUs);
+  t.arm(3, 20 * kUs);
+  EXPECT_EQ(collect(t, 20 * kUs), (std::vector<uint32_t>{3, 64}));
+  for (uint32_t p = 0; p < 1000; p += 7) t.arm(p, 30 * kUs);
+  const std::vector<uint32_t> got = collect(t, 30 * kUs);
+  ASSERT_EQ(got.size(), 143u);  // 0, 7, ..., 994
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], 7 * i);
+}
+
