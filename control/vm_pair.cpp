@@ -35,10 +35,10 @@ VmPair::VmPair(const EdgeParams& params, uint32_t pair_id, Nanos base_rtt,
       history_((base_rtt > 0 ? base_rtt : 1) / 32),
       prm_(params),
       pair_id_(pair_id),
-      T_(base_rtt > 0 ? base_rtt : 1),
       gate_(gate),
       rng_(seed),
-      mon_(params.violation_rtts, params.better_path_hold_ns) {
+      mon_(params.violation_rtts, params.better_path_hold_ns),
+      T_(base_rtt > 0 ? base_rtt : 1) {
   for (uint8_t c = 0; c < 16; ++c) {
     cap_Bps_[c] = prm_.eta * static_cast<double>(wire::capacity_code_bps(c)) / 8.0;
     inv_cap_ns_[c] = cap_Bps_[c] > 0 ? 1e9 / cap_Bps_[c] : 0.0;  // ns per queued byte

@@ -194,6 +194,26 @@ class alignas(64) VmPair {
     __builtin_prefetch(hot);       // hot line 1
     __builtin_prefetch(hot + 64);  // hot line 2 (the send history's header)
   }
+  // For a caller sweeping many pairs' poll() (the edge's poll_pairs), in
+  // two stages some pairs apart. First what needs no load to find: the hot
+  // lines (prefetch_state), the poll's line in the cold part (base RTT, tick
+  // times, acks not yet reported, delivered rate) and the first path's
+  // pacer and finish (probe timeouts).
+  void prefetch_poll() const {
+    prefetch_state();
+    __builtin_prefetch(&T_);
+    __builtin_prefetch(&paths_[0].pacer);
+    __builtin_prefetch(&paths_[0].finish);
+  }
+  // Then, once the hot lines are in: the other paths' pacers and finishes
+  // and the sent history's tail.
+  void prefetch_poll_rest() const {
+    for (size_t i = 1; i < n_paths_; ++i) {
+      __builtin_prefetch(&paths_[i].pacer);
+      __builtin_prefetch(&paths_[i].finish);
+    }
+    history_.prefetch_tail();
+  }
   void prefetch_paths() const {
     for (size_t i = 0; i < n_paths_; ++i) __builtin_prefetch(&paths_[i].finish);
     if (active_ >= 0) __builtin_prefetch(&paths_[static_cast<size_t>(active_)].pacer);
@@ -214,7 +234,11 @@ class alignas(64) VmPair {
   }
 
  private:
-  struct Path {
+  // Line aligned, so that a prefetch of &pacer fetches the pacer's first 64
+  // bytes (its flags, deadline and byte counts) and not the line before
+  // them: unaligned (968 bytes, 1136 into the object) the pacer began 16
+  // bytes before its flags' line.
+  struct alignas(64) Path {
     // What next_message and on_data_sent read first: the pacer, the flags, the finish.
     ProbePacer pacer{4096, 8};      // probes and queries on this path (§4.1)
     bool query = false;             // the outstanding probe is a candidate query
@@ -265,24 +289,29 @@ class alignas(64) VmPair {
   std::array<double, 16> cap_Bps_{};     // target C_l = eta * C'_l by capacity code
   std::array<double, 16> inv_cap_ns_{};  // 1e9 / C_l: queueing delay per byte
   uint32_t pair_id_;
-  Nanos T_;
   HostMigrationGate* gate_;
   Rng rng_;
   MigrationMonitor mon_;
 
   bool migrating_ = false;       // candidate queries out after a trigger
   bool migrate_violation_ = false;
-  Nanos next_tick_ = 0;
   Nanos next_refresh_ = 0;       // candidate refresh for trigger (ii)
-  bool lost_this_rtt_ = false;
 
   double phi_assigned_ = 1.0;
   double phi_admitted_ = 1e300;
+  double eqn3_w_ = 0, r_ = 0;
+
+  // ---- the poll's line (prefetch_poll): what every poll() and per-RTT
+  // tick, and the owner's history sample, read and write ----
+  alignas(64) Nanos T_;
+  Nanos next_tick_ = 0;
+  Nanos last_tick_ = 0;
   uint64_t acked_at_tick_ = 0;
   uint64_t unreported_acked_ = 0;  // acked by poll(), not yet returned by advance_acks()
-  Nanos last_tick_ = 0;
-  double rate_Bps_ = 0, eqn3_w_ = 0, r_ = 0;
+  double rate_Bps_ = 0;
   bool rate_init_ = false;
+  bool lost_this_rtt_ = false;
+
   Counters c_;
 };
 

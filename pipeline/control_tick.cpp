@@ -74,25 +74,26 @@ namespace {
 
 // poll_pairs' software pipeline (hints only, as sched_tx's burst prefetch):
 // the due pairs come in no particular order and at 8K pairs their lines are
-// cold; polling one after another waited on each miss in turn (the history
-// sample's two dependent misses alone were ~60% of poll_pairs' own time,
-// perf). kAhead pairs on: the pair's VmPair hot lines, scheduler record,
-// next-sample time and history count; kAhead / 2 pairs on, the lines those
-// lead to (the VmPair's paths, and the history slot when a sample is due).
-// Always inlined: GCC 12 drops a call whose only effect is a prefetch (see
-// sched/hier_scheduler.hpp). The same for publish_tokens' and
+// cold; polling one after another waited on each miss in turn (perf: the
+// history sample's two dependent misses, then the poll's cold line, then the
+// path's pacer). kAhead pairs on, what needs no load to find: the VmPair's
+// lines poll() reads first (VmPair::prefetch_poll), the scheduler record,
+// the next-sample time and the history count; kAhead / 2 pairs on, what those
+// lead to (VmPair::prefetch_poll_rest, and the history slot when a sample is
+// due). Always inlined: GCC 12 drops a call whose only effect is a prefetch
+// (see sched/hier_scheduler.hpp). The same for publish_tokens' and
 // apply_tokens' sweeps measured within noise and was left out.
 constexpr size_t kAhead = 8;
 
 [[gnu::always_inline]] inline void prefetch_due(const EdgeState& s, uint32_t p) {
-  s.pairs[p].prefetch_state();
+  s.pairs[p].prefetch_poll();
   s.sched.prefetch_pair(p);
   __builtin_prefetch(&s.sample_at[p]);
   s.history[p].prefetch_count();
 }
 
 [[gnu::always_inline]] inline void prefetch_due_next(const EdgeState& s, uint32_t p, Nanos now) {
-  s.pairs[p].prefetch_paths();
+  s.pairs[p].prefetch_poll_rest();
   if (now >= s.sample_at[p]) s.history[p].prefetch_slot();
 }
 
