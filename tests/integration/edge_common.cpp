@@ -37,6 +37,13 @@ std::vector<std::string> edge_eal(const std::string& prefix, const char* lcores)
   return {"--no-huge", "--no-pci", "-m", "256", "-l", lcores, "--file-prefix", prefix, "--log-level", "error"};
 }
 
+std::vector<char*> c_argv(std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
 void remove_dpdk_runtime(const std::string& prefix) {
   for (const char* base : {"/var/run/dpdk/", "/tmp/dpdk/"}) std::filesystem::remove_all(base + prefix);
 }

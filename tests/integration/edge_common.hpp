@@ -17,6 +17,9 @@ namespace ufab::itest {
 Frame vm_frame(uint32_t src_ip, uint32_t dst_ip, uint16_t sport, size_t payload, uint8_t seed);
 
 std::vector<std::string> edge_eal(const std::string& prefix, const char* lcores);
+// args as a C argv (null-terminated; points into args, which must outlive
+// it), for dpdk::Eal in a test's own process.
+std::vector<char*> c_argv(std::vector<std::string>& args);
 // Removes /var/run/dpdk/<prefix> and /tmp/dpdk/<prefix>.
 void remove_dpdk_runtime(const std::string& prefix);
 void write_text(const std::string& path, const std::string& text);

@@ -187,9 +187,7 @@ void in_process(const std::string& tap, const std::string& prefix) {
   std::vector<std::string> args = edge_eal(prefix, "0");
   args.insert(args.begin(), "test_ufab_edge_flow_offload");
   args.insert(args.end(), {"--vdev", "net_tap0,iface=" + tap, "--vdev", "net_null0", "--vdev", "net_ring0"});
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<char*> argv = c_argv(args);
   dpdk::Eal eal(static_cast<int>(args.size()), argv.data());
 
   const edge::EdgeConfig cfg = edge::parse_config(kConfig, "offload.yaml");

@@ -54,9 +54,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args = edge_eal(prefix, "0");
   args.insert(args.begin(), "test_ufab_edge_poll_budget");
   args.insert(args.end(), {"--vdev", "net_null0", "--vdev", "net_null1"});
-  std::vector<char*> eal_argv;
-  for (std::string& a : args) eal_argv.push_back(a.data());
-  eal_argv.push_back(nullptr);
+  std::vector<char*> eal_argv = c_argv(args);
   {
     dpdk::Eal eal(static_cast<int>(args.size()), eal_argv.data());
     const edge::EdgeConfig cfg = edge::parse_config(config(1000), "budget.yaml");
