@@ -30,16 +30,9 @@ uint16_t owner_of(const EdgeState& s, uint16_t port, const rte_mbuf* m) {
     return mark_worker(m->hash.fdir.hi);
   // The source VM: (port, VLAN, source IP); an 802.1Q tag moves the IPv4
   // header 4 bytes, QinQ tags 8.
-  ClassifyKey key{port, 0, 0, 0};
-  uint32_t l2 = 14;
-  if (is_vlan_tagged(d, len)) {
-    key.vlan = vlan_id(d);
-    l2 += kVlanTagBytes;
-  } else if (is_qinq_tagged(d, len)) {
-    key.svlan = vlan_id(d);
-    key.vlan = inner_vlan_id(d);
-    l2 += 2 * kVlanTagBytes;
-  }
+  const VlanTags tags = read_tags(d, len);
+  ClassifyKey key{port, tags.vlan, 0, 0, tags.svlan};
+  const uint32_t l2 = 14 + tags.n * kVlanTagBytes;
   if (len < l2 + 20 || d[l2 - 2] != 0x08 || d[l2 - 1] != 0x00) return s.worker;
   std::memcpy(&key.src_ip, d + l2 + 12, 4);
   const uint32_t vm = s.vm_src.lookup(&key);

@@ -36,6 +36,29 @@ inline bool is_qinq_tagged(const uint8_t* d, uint32_t len) {
 // The C-tag's VLAN id of a QinQ frame (precondition: is_qinq_tagged).
 inline uint16_t inner_vlan_id(const uint8_t* d) { return static_cast<uint16_t>((d[18] << 8 | d[19]) & kVlanVidMask); }
 
+// A VM frame's tenant tags, as vm_rx and dispatch read them: none, one
+// 802.1Q tag (vlan), or QinQ (svlan, then vlan). An S-tag without a C-tag
+// is `bare_stag`, with n = 0.
+struct VlanTags {
+  uint16_t vlan = 0, svlan = 0;
+  uint32_t n = 0;  // tags to strip
+  bool bare_stag = false;
+};
+inline VlanTags read_tags(const uint8_t* d, uint32_t len) {
+  VlanTags t;
+  if (is_vlan_tagged(d, len)) {
+    t.vlan = vlan_id(d);
+    t.n = 1;
+  } else if (is_qinq_tagged(d, len)) {
+    t.svlan = vlan_id(d);
+    t.vlan = inner_vlan_id(d);
+    t.n = 2;
+  } else {
+    t.bare_stag = is_stag(d, len);
+  }
+  return t;
+}
+
 // Removes n_tags tags in place: the MACs move 4 bytes per tag towards the payload.
 inline void strip_vlan(rte_mbuf* m, uint32_t n_tags = 1) {
   uint8_t* d = rte_pktmbuf_mtod(m, uint8_t*);

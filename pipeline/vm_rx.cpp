@@ -71,30 +71,19 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
       continue;
     }
     const uint8_t* d = rte_pktmbuf_mtod(m, const uint8_t*);
-    uint16_t vlan = 0, svlan = 0;
-    if (is_vlan_tagged(d, len) || unlikely(is_stag(d, len))) {
-      uint32_t tags = 1;
-      bool known;
-      if (d[12] == 0x81) {
-        vlan = vlan_id(d);
-        known = s.cfg.tenant_of_vlan[vlan] >= 0;
-      } else {  // QinQ: an S-tag must carry a C-tag
-        known = is_qinq_tagged(d, len);
-        if (known) {
-          svlan = vlan_id(d);
-          vlan = inner_vlan_id(d);
-          known = s.cfg.qinq_tenant(svlan, vlan) >= 0;
-        }
-        tags = 2;
-      }
+    const VlanTags tags = read_tags(d, len);
+    if (tags.n != 0 || unlikely(tags.bare_stag)) {
+      // An S-tag must carry a C-tag (bare_stag: unknown).
+      const bool known = tags.n == 1 ? s.cfg.tenant_of_vlan[tags.vlan] >= 0
+                                     : tags.n == 2 && s.cfg.qinq_tenant(tags.svlan, tags.vlan) >= 0;
       if (unlikely(!known)) {
         s.stats.drop(port, Drop::unknown_vlan);
         rte_pktmbuf_free(m);
         continue;
       }
-      strip_vlan(m, tags);  // from here on the frame is as an untagged VM sends it
+      strip_vlan(m, tags.n);  // from here on the frame is as an untagged VM sends it
       d = rte_pktmbuf_mtod(m, const uint8_t*);
-      len -= tags * kVlanTagBytes;
+      len -= tags.n * kVlanTagBytes;
     }
     const wire::WireError e = surely_not_ufab(d, len, s.cfg.udp_port)
                                   ? wire::WireError::not_ufab  // the common case, without the full parse
@@ -111,7 +100,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
       rte_pktmbuf_free(m);
       continue;
     }
-    keys[k] = ClassifyKey{port, vlan, 0, 0, svlan};
+    keys[k] = ClassifyKey{port, tags.vlan, 0, 0, tags.svlan};
     std::memcpy(&keys[k].src_ip, d + 26, 4);
     std::memcpy(&keys[k].dst_ip, d + 30, 4);
     kp[k] = &keys[k];
