@@ -30,21 +30,35 @@ void Control::init() {
   }
   scratch_.reserve(most);
   in_scratch_.reserve(c.max_incoming);
+  sender_seen_.assign(c.vms.size(), kStale);
+  incoming_seen_.assign(e_.shards.size(), kStale);
 }
 
 bool Control::token_round_step(size_t max_pairs) {
-  // Work over the active pairs only: a VM whose worker published no active
-  // sending pair is skipped (Alg. 1 over no pair assigns nothing), and the
-  // receiver-side pairs are found in one pass over each worker's learned
-  // slots, grouped by local VM, instead of one pass per VM.
+  // Work over what changed: a VM whose worker published no active sending
+  // pair is skipped (Alg. 1 over no pair assigns nothing), and so is one
+  // whose inputs did not change since its last assignment (the same inputs
+  // give the same phi_S). The generation is read (acquire) before the
+  // shares: a change made while they are read bumps it again, and the next
+  // round recomputes. The receiver-side pairs are found in one pass over
+  // each worker's learned slots, grouped by local VM, instead of one pass
+  // per VM, and only on a shard whose slots changed.
+  //
+  // The step's budget is in eighths of a pair: a VM looked at and skipped
+  // costs one (two loads), each pair of a VM assigned costs eight.
   const double unit = e_.cfg.params.unit_bw_Bps;
+  const size_t budget = max_pairs > SIZE_MAX / 8 ? SIZE_MAX : max_pairs * 8;
   size_t looked = 0;
-  for (; next_vm_ < senders_.size() && looked < max_pairs; ++next_vm_) {
+  for (; next_vm_ < senders_.size() && looked < budget; ++next_vm_) {
     const size_t v = next_vm_;
     EdgeState& s = *e_.shards[e_.layout.vm_owner[v]];
     ++looked;
     if (s.vm_active[v].load(std::memory_order_relaxed) == 0) continue;
-    looked += s.vm_pairs[v].size();
+    const uint32_t gen = s.vm_inputs_gen[v].load(std::memory_order_acquire);
+    if (sender_seen_[v] == gen) continue;
+    sender_seen_[v] = gen;
+    ++vms_assigned;
+    looked += 8 * s.vm_pairs[v].size();
     std::vector<uint32_t>& active = scratch_;
     active.clear();
     for (const uint32_t p : s.vm_pairs[v])
@@ -71,6 +85,9 @@ bool Control::token_round_step(size_t max_pairs) {
 
   for (const auto& shard : e_.shards) {
     EdgeState& s = *shard;
+    const uint32_t gen = s.incoming_gen.load(std::memory_order_acquire);
+    if (incoming_seen_[s.worker] == gen) continue;
+    incoming_seen_[s.worker] = gen;
     std::vector<uint64_t>& by_vm = in_scratch_;  // local VM << 32 | slot, then sorted: slot order within a VM
     by_vm.clear();
     const uint32_t n_in = s.incoming_published.load(std::memory_order_acquire);
@@ -114,6 +131,8 @@ std::string Control::set_guarantee(uint32_t vni, double gbps) {
       senders_[v].set_guarantee_tokens(phi);
       receivers_[v].set_guarantee_tokens(phi);
       e_.shards[e_.layout.vm_owner[v]]->vm_tokens[v].store(phi, std::memory_order_relaxed);
+      sender_seen_[v] = kStale;  // phi_alpha is an input too
+      incoming_seen_[e_.layout.vm_owner[v]] = kStale;
     }
   UFAB_LOG(NOTICE, "tenant %u: guarantee %.6g Gb/s (%.6g tokens per VM)", vni, gbps, phi);
   return "";

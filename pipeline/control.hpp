@@ -26,18 +26,21 @@ class Control {
   explicit Control(Edge& e) : e_(e) {}
   void init();  // once the shards exist
 
-  // One Alg. 1 round over every local VM (sender side, then receiver side).
+  // One Alg. 1 round over every local VM (sender side, then receiver side),
+  // recomputing only where the inputs changed since the last round.
   void token_round() {
     while (!token_round_step(SIZE_MAX)) {
     }
   }
   // Part of a round (one lcore, pipeline/worker.cpp): sender-side Alg. 1 for
-  // the next VMs, until about max_pairs pairs were looked at; true when this
-  // step finished the round (the receiver side runs in that last step). Each
-  // VM's assignment reads its pairs' shares when its turn comes, so a round
-  // cut in steps assigns as a whole one would at those times.
+  // the next VMs, until about max_pairs pairs were looked at (a VM skipped
+  // counts as an eighth of a pair); true when this step finished the round
+  // (the receiver side runs in that last step). Each VM's assignment reads
+  // its pairs' shares when its turn comes, so a round cut in steps assigns
+  // as a whole one would at those times.
   bool token_round_step(size_t max_pairs);
   uint64_t rounds = 0;
+  uint64_t vms_assigned = 0;  // sender-side Alg. 1 runs (VMs whose inputs changed), all rounds
   uint64_t stretched = 0;  // rounds whose next came later than the period (token_round_max_share, one lcore)
 
   // Current guarantee of tenant index t (b/s); the configuration's until changed.
@@ -61,6 +64,12 @@ class Control {
   std::vector<VmTokens> senders_, receivers_;  // per local VM
   std::vector<uint32_t> scratch_;
   size_t next_vm_ = 0;  // the VM the current round's next step starts at
+  // The inputs' generations (EdgeState::vm_inputs_gen, incoming_gen) at
+  // each VM's / shard's last assignment; kStale: assign at the next round
+  // (start, a guarantee change). Alg. 1 is a function of those inputs and
+  // phi_alpha, so a VM or shard whose count has not moved keeps its result.
+  static constexpr uint64_t kStale = UINT64_MAX;
+  std::vector<uint64_t> sender_seen_, incoming_seen_;
   std::vector<uint64_t> in_scratch_;
 };
 

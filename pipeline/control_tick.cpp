@@ -17,18 +17,29 @@
 
 namespace ufab::pipeline {
 
+// A share is written only when its value changed (this worker is its only
+// writer, so reading it back is exact), and then the VM's generation is
+// bumped after the stores: the control lcore recomputes Alg. 1 for that VM
+// only (control.cpp), and a pair whose inputs stand still costs no store to
+// a line the control lcore reads.
 void publish_tokens(EdgeState& s) {
   for (const uint32_t p : s.dirty) {
     const VmPair& vp = s.pairs[p];
     PairShare& sh = s.share[p];
     const bool active = s.sched.backlog_bytes(p) != 0 || vp.inflight() != 0;
-    sh.active.store(active, std::memory_order_relaxed);
-    sh.rate_Bps.store(vp.rate_Bps(), std::memory_order_relaxed);
-    sh.admitted.store(vp.admitted_token(), std::memory_order_relaxed);
+    const double rate = vp.rate_Bps(), admitted = vp.admitted_token();
+    const uint32_t v = s.meta[p].local_vm;
     if (active != static_cast<bool>(s.published_active[p])) {
-      std::atomic<uint32_t>& n = s.vm_active[s.meta[p].local_vm];
+      sh.active.store(active, std::memory_order_relaxed);
+      std::atomic<uint32_t>& n = s.vm_active[v];
       n.store(n.load(std::memory_order_relaxed) + (active ? 1 : -1), std::memory_order_relaxed);
       s.published_active[p] = active;
+      s.bump(s.vm_inputs_gen[v]);
+    }
+    if (sh.rate_Bps.load(std::memory_order_relaxed) != rate || sh.admitted.load(std::memory_order_relaxed) != admitted) {
+      sh.rate_Bps.store(rate, std::memory_order_relaxed);
+      sh.admitted.store(admitted, std::memory_order_relaxed);
+      s.bump(s.vm_inputs_gen[v]);
     }
     s.dirty_flag[p] = 0;
   }

@@ -103,6 +103,7 @@ EdgeTotals totals(Edge& e) {
   }
   t.stats.token_rounds += e.control.rounds;
   t.stats.token_rounds_stretched += e.control.stretched;
+  t.stats.token_vm_assignments += e.control.vms_assigned;
   t.queued += t.stats.in_rings();
   return t;
 }

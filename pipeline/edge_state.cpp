@@ -143,6 +143,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
   sample_at.assign(pairs.size(), 0);
   assigned_q = std::make_unique<AssignedQueue>(static_cast<uint32_t>(pairs.size()));
   vm_active = std::make_unique<std::atomic<uint32_t>[]>(c.vms.size());
+  vm_inputs_gen = std::make_unique<std::atomic<uint32_t>[]>(c.vms.size());
   const size_t n = pairs.size();
   due.reserve(n);
   dirty.reserve(n);

@@ -141,6 +141,16 @@ class EdgeState {
   std::unique_ptr<AssignedQueue> assigned_q;    // pairs whose phi_S changed (control lcore -> this worker)
   // Per local VM: its pairs published active (Alg. 1 skips VMs with none).
   std::unique_ptr<std::atomic<uint32_t>[]> vm_active;
+  // What changed since the control lcore last looked (Alg. 1 recomputes
+  // only there; its result is a function of these inputs, so a VM or a
+  // shard whose inputs stand still keeps its last phi_S / phi_D):
+  //  - per local VM: bumped (release) by publish_tokens() after it changed
+  //    any of the VM's pair shares (activity, rate, phi_D);
+  //  - per shard: bumped (release) when an incoming slot appears or a
+  //    probe or finish changes what a slot requests (fabric_rx.cpp).
+  std::unique_ptr<std::atomic<uint32_t>[]> vm_inputs_gen;
+  std::atomic<uint32_t> incoming_gen{0};
+  void bump(std::atomic<uint32_t>& gen) { gen.store(gen.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
 
   // Per-period control work in proportion to what changed (control_tick.cpp):
   //  - timers: each pair armed at VmPair::next_deadline (or its history

@@ -72,6 +72,7 @@ Incoming* incoming_of(EdgeState& s, const wire::FrameView& v, const wire::Messag
     s.incoming.push_back(in);  // within the capacity reserved at start-up
     // The control lcore reads slots below this count (token_share.hpp).
     s.incoming_published.store(static_cast<uint32_t>(s.incoming.size()), std::memory_order_release);
+    s.bump(s.incoming_gen);
     return &s.incoming.back();
   }
   return nullptr;
@@ -91,8 +92,12 @@ void reflect(EdgeState& s, rte_mbuf* m, const wire::FrameView& v, const wire::Me
     const bool query = (msg.flags & wire::kMsgQuery) != 0;
     const double asked = msg.phi != 0 ? wire::wire_to_tokens(msg.phi) : 0.0;
     if (asked > 0 && !query) {
-      if (sh.requested.load(std::memory_order_relaxed) == 0) ++s.in_requesting[in->local_vm];
-      sh.requested.store(asked, std::memory_order_relaxed);
+      const double before = sh.requested.load(std::memory_order_relaxed);
+      if (before == 0) ++s.in_requesting[in->local_vm];
+      if (before != asked) {
+        sh.requested.store(asked, std::memory_order_relaxed);
+        s.bump(s.incoming_gen);  // the next admission round looks again
+      }
     }
     double a = sh.admitted.load(std::memory_order_relaxed);
     if (a == kTokenNotYetAdmitted)  // no round has included it yet (a query counts itself)
@@ -103,8 +108,11 @@ void reflect(EdgeState& s, rte_mbuf* m, const wire::FrameView& v, const wire::Me
   } else if (in != nullptr) {
     // finish: the pair left; it no longer competes for the VM's tokens
     IncomingShare& sh = s.in_share[in - s.incoming.data()];
-    if (sh.requested.load(std::memory_order_relaxed) != 0) --s.in_requesting[in->local_vm];
-    sh.requested.store(0, std::memory_order_relaxed);
+    if (sh.requested.load(std::memory_order_relaxed) != 0) {
+      --s.in_requesting[in->local_vm];
+      sh.requested.store(0, std::memory_order_relaxed);
+      s.bump(s.incoming_gen);
+    }
   }
   const HostRoutes& h = s.hosts[host];
   const uint32_t vni = v.shim.vni;

@@ -49,6 +49,7 @@ struct EdgeStats {
   uint64_t encapsulated = 0, decapsulated = 0, reflected = 0;
   uint64_t token_rounds = 0;
   uint64_t token_rounds_stretched = 0;  // Control::stretched
+  uint64_t token_vm_assignments = 0;    // Control::vms_assigned: sender VMs recomputed (inputs changed)
   // Frames handed to another worker through a ring (dispatch or TX) and
   // taken from one. Summed over the workers, handed_off - taken_over frames
   // are inside the rings (counted as queued).

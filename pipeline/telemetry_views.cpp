@@ -73,6 +73,7 @@ void fill_stats(Edge& e, rte_tel_data* d) {
   rte_tel_data_add_dict_u64(d, "reflected", st.reflected);
   rte_tel_data_add_dict_u64(d, "token_rounds", st.token_rounds);
   rte_tel_data_add_dict_u64(d, "token_rounds_stretched", st.token_rounds_stretched);
+  rte_tel_data_add_dict_u64(d, "token_vm_assignments", st.token_vm_assignments);
   uint64_t incoming = 0;
   for (const auto& s : e.shards) incoming += s->incoming_published.load(std::memory_order_acquire);
   rte_tel_data_add_dict_u64(d, "incoming_pairs", incoming);

@@ -12,6 +12,12 @@
 //    refused, /ufab/path_undrain clears it;
 // and through all of it nothing is lost: queued stays 10, no drops,
 // conservation holds; SIGTERM then exits 0 after the bounded drain.
+// Algorithm 1 follows each guarantee: a1 -> b1 is a1's one active pair and
+// sends nothing (demand 0 < phi_alpha / 1), so line 7 assigns it the fair
+// share phi_alpha: assigned_token 2, then 5 after tenant_set, then 3 after
+// SIGHUP. The pair's own inputs never change meanwhile, so this also shows
+// that a round which skips unchanged VMs (control.cpp) still recomputes a
+// VM whose phi_alpha changed.
 //
 // argv[1]: path of ufab-edge, or empty when DPDK was not found (exit 77).
 #include <signal.h>
@@ -93,6 +99,15 @@ int main(int argc, char** argv) {
     log += c + " -> " + r + "\n";
     return r;
   };
+  // /ufab/pair,0's assigned_token reaches `want` within 5 s (rounds every 32 us).
+  const auto assigned = [&](const char* want, const char* when) {
+    const std::string key = std::string("\"assigned_token\":\"") + want + "\"";
+    std::string r;
+    for (int i = 0; i < 100 && !has(r = telemetry(prefix, "/ufab/pair,0"), key); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    log += "/ufab/pair,0 -> " + r + "\n";
+    ITEST_CHECK(has(r, key), "%s: Alg. 1's phi_S, want %s: %s", when, want, r.c_str());
+  };
   const auto balanced = [&](const char* when) {
     const std::string st = ask("/ufab/stats");
     ITEST_CHECK(json_number(st, "queued") == 10 && json_number(st, "dropped") == 0 && json_number(st, "conserved") == 1,
@@ -101,6 +116,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 200 && json_number(telemetry(prefix, "/ufab/stats"), "rx") != 10; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   balanced("start");
+  assigned("2", "start");
 
   // tenant_set
   std::string r = ask("/ufab/tenant_set,100,5");
@@ -112,6 +128,7 @@ int main(int argc, char** argv) {
   r = ask("/ufab/tenants");
   ITEST_CHECK(has(r, "\"tenant100\":{\"vni\":100,\"guarantee_gbps\":\"5\",\"tokens_per_vm\":\"5\""), "tenants: %s", r.c_str());
   balanced("tenant_set");
+  assigned("5", "tenant_set");
 
   // SIGHUP with a new guarantee
   write_text(file, config("3", "1", ""));
@@ -120,6 +137,7 @@ int main(int argc, char** argv) {
   r = ask("/ufab/tenants");
   ITEST_CHECK(has(r, "\"guarantee_gbps\":\"3\",\"tokens_per_vm\":\"3\""), "tenants after SIGHUP: %s", r.c_str());
   balanced("SIGHUP");
+  assigned("3", "SIGHUP");
 
   // Refused reloads: nothing applied.
   write_text(file, config("4", "1", "  - {name: a2, id: 3, tenant: 100, mac: \"02:00:00:00:0a:03\", ip: 192.168.0.3, port: 0}\n"));
