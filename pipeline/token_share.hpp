@@ -8,8 +8,11 @@
 //  - per receiver-side pair, written by the worker when a probe arrives: the
 //    phi_S it requests; written by the control lcore: phi_D it is admitted.
 // The worker publishes only pairs whose inputs may have changed (its dirty
-// list) and applies phi_S only to the pairs the control lcore names in
-// AssignedQueue: the per-period work follows the pairs that change.
+// list), writes a share only when its value changed and then bumps its VM's
+// generation (EdgeState::vm_inputs_gen), and applies phi_S only to the
+// pairs the control lcore names in AssignedQueue; the control lcore runs
+// Alg. 1 only for VMs whose generation moved: the per-period work on both
+// sides follows the pairs that change.
 #pragma once
 
 #include <atomic>
