@@ -88,6 +88,7 @@ bool Control::token_round_step(size_t max_pairs) {
     const uint32_t gen = s.incoming_gen.load(std::memory_order_acquire);
     if (incoming_seen_[s.worker] == gen) continue;
     incoming_seen_[s.worker] = gen;
+    ++shards_admitted;
     std::vector<uint64_t>& by_vm = in_scratch_;  // local VM << 32 | slot, then sorted: slot order within a VM
     by_vm.clear();
     const uint32_t n_in = s.incoming_published.load(std::memory_order_acquire);

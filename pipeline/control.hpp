@@ -41,6 +41,7 @@ class Control {
   bool token_round_step(size_t max_pairs);
   uint64_t rounds = 0;
   uint64_t vms_assigned = 0;  // sender-side Alg. 1 runs (VMs whose inputs changed), all rounds
+  uint64_t shards_admitted = 0;  // receiver-side passes (shards whose incoming slots changed), all rounds
   uint64_t stretched = 0;  // rounds whose next came later than the period (token_round_max_share, one lcore)
 
   // Current guarantee of tenant index t (b/s); the configuration's until changed.
