@@ -9,8 +9,7 @@
 #include <cstdio>
 #include <ctime>
 
-#include <sys/prctl.h>
-
+#include "edge/dpdk/timer_slack.hpp"
 #include "pipeline/log.hpp"
 #include "pipeline/stages.hpp"
 #include "pipeline/stop.hpp"
@@ -118,6 +117,8 @@ void account(EdgeState& s, Nanos start, Nanos end, uint32_t work) {
 int worker_main(void* arg) {
   WorkerCtx& w = *static_cast<WorkerCtx*>(arg);
   UFAB_LOG(DEBUG, "worker %u on lcore %u: %zu pairs", w.s->worker, rte_lcore_id(), w.s->pairs.size());
+  // Its naps are microseconds (nap()): 1 us of timer slack, not Linux's 50.
+  (void)dpdk::set_fine_timer_slack();
   while (w.e->phase.load(std::memory_order_acquire) != Phase::exit) {
     const Nanos now = w.clock->now();
     const uint32_t work = worker_step(w, now);
@@ -194,6 +195,9 @@ void run(Edge& e, Telemetry& tel, const LoopConfig& cfg, const dpdk::TscClock& c
   StopSequence stop(cfg.stop_timeout);
   std::vector<WorkerCtx> ctx;
   for (auto& s : e.shards) ctx.push_back(WorkerCtx{&e, s.get(), &clock});
+  // The main lcore (control, and in the mixed layout the worker) naps for
+  // microseconds too (edge/dpdk/timer_slack.hpp).
+  (void)dpdk::set_fine_timer_slack();
 
   if (e.mixed()) {
     WorkerCtx& w = ctx[0];
@@ -217,11 +221,9 @@ void run(Edge& e, Telemetry& tel, const LoopConfig& cfg, const dpdk::TscClock& c
                                std::to_string(e.layout.worker_lcores[i]));
   // Between rounds the control lcore sleeps (edges and switches share two
   // cores in the tests), waking kWakeEarly before the next round and
-  // polling the rest. The timer slack of this thread is cut from Linux's
-  // 50 us default: with it a 20 us nap lasted ~70 us, and rounds came about
-  // every 90 us instead of every 32 us (bench edge: 10-11K of 31.25K/s).
+  // polling the rest (with the default timer slack rounds came about every
+  // 90 us instead of every 32 us: bench edge 10-11K of 31.25K/s).
   constexpr Nanos kWakeEarly = 5 * kUs;
-  (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);  // 1 us; a hint, failure is harmless
   cs.next_round = clock.now();
   for (;;) {
     const Nanos now = clock.now();

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "edge/dpdk/timer_slack.hpp"
 #include "probe/wire.hpp"
 
 namespace ufab::traffic {
@@ -145,6 +146,7 @@ uint64_t Engine::next_due(uint64_t now) const {
 void Engine::run(uint64_t t0, const volatile std::sig_atomic_t* stop) {
   const auto n_ports = static_cast<uint16_t>(ports_.size());
   uint64_t last_rx = 0, idle_polls = 0;
+  (void)dpdk::set_fine_timer_slack();  // its naps wait for a flow's next send (edge/dpdk/timer_slack.hpp)
   while (*stop == 0) {
     const uint64_t mono = mono_ns();
     const uint64_t now = mono > t0 ? mono - t0 : 0;  // scenario time; before t0 only the sink runs

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "edge/dpdk/timer_slack.hpp"
+
 namespace ufab::core {
 
 Dataplane::Dataplane(swmodel::SwitchModel& model, std::vector<EgressPort>& ports, uint32_t burst)
@@ -185,6 +187,7 @@ void Dataplane::run(const LoopConfig& cfg, const dpdk::TscClock& clock, const vo
   Nanos next_sample = cfg.sample_ns, next_link_check = 0;
   link_.assign(ports_.size(), -1);
   live_clock_ = cfg.fake_clock_ns != 0 ? nullptr : &clock;
+  (void)dpdk::set_fine_timer_slack();  // its naps wait for a departure time (edge/dpdk/timer_slack.hpp)
   while (*stop == 0) {
     const Nanos wall = clock.now();
     const Nanos now = cfg.fake_clock_ns != 0 ? ++polls * cfg.fake_clock_ns : wall;
