@@ -29,18 +29,20 @@ void publish_tokens(EdgeState& s) {
     const bool active = s.sched.backlog_bytes(p) != 0 || vp.inflight() != 0;
     const double rate = vp.rate_Bps(), admitted = vp.admitted_token();
     const uint32_t v = s.meta[p].local_vm;
+    bool changed = false;
     if (active != static_cast<bool>(s.published_active[p])) {
       sh.active.store(active, std::memory_order_relaxed);
       std::atomic<uint32_t>& n = s.vm_active[v];
       n.store(n.load(std::memory_order_relaxed) + (active ? 1 : -1), std::memory_order_relaxed);
       s.published_active[p] = active;
-      s.bump(s.vm_inputs_gen[v]);
+      changed = true;
     }
     if (sh.rate_Bps.load(std::memory_order_relaxed) != rate || sh.admitted.load(std::memory_order_relaxed) != admitted) {
       sh.rate_Bps.store(rate, std::memory_order_relaxed);
       sh.admitted.store(admitted, std::memory_order_relaxed);
-      s.bump(s.vm_inputs_gen[v]);
+      changed = true;
     }
+    if (changed) s.bump(s.vm_inputs_gen[v]);
     s.dirty_flag[p] = 0;
   }
   s.dirty.clear();

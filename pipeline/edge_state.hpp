@@ -146,8 +146,9 @@ class EdgeState {
   // shard whose inputs stand still keeps its last phi_S / phi_D):
   //  - per local VM: bumped (release) by publish_tokens() after it changed
   //    any of the VM's pair shares (activity, rate, phi_D);
-  //  - per shard: bumped (release) when an incoming slot appears or a
-  //    probe or finish changes what a slot requests (fabric_rx.cpp).
+  //  - per shard: bumped (release) when a probe or finish changes what an
+  //    incoming slot requests (fabric_rx.cpp; a new slot counts once it
+  //    requests something, as admission looks only at requesting slots).
   std::unique_ptr<std::atomic<uint32_t>[]> vm_inputs_gen;
   std::atomic<uint32_t> incoming_gen{0};
   void bump(std::atomic<uint32_t>& gen) { gen.store(gen.load(std::memory_order_relaxed) + 1, std::memory_order_release); }

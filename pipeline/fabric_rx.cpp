@@ -72,7 +72,6 @@ Incoming* incoming_of(EdgeState& s, const wire::FrameView& v, const wire::Messag
     s.incoming.push_back(in);  // within the capacity reserved at start-up
     // The control lcore reads slots below this count (token_share.hpp).
     s.incoming_published.store(static_cast<uint32_t>(s.incoming.size()), std::memory_order_release);
-    s.bump(s.incoming_gen);
     return &s.incoming.back();
   }
   return nullptr;
