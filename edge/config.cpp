@@ -168,7 +168,7 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
                "probe_timeout_rtts", "finish_max_retries", "idle_finish_ms", "reorder_avoidance", "burst", "mbufs",
                "queue_capacity", "flows_per_pair", "max_incoming", "seed", "window_gating", "pair_pacing",
                "pair_pacing_depth_us", "ack_sweep_us",
-               "probe_on_window_full", "probe_timeout_max_rtts", "token_round_max_share"});
+               "probe_on_window_full", "probe_timeout_max_rtts", "token_round_max_share", "pair_poll_max_share"});
   EdgeParams& e = c.params;
   const auto has = [&](const char* k) { return p[k].IsDefined() && !p[k].IsNull(); };
   const auto f = [](const char* k) { return std::string("params.") + k; };
@@ -178,6 +178,8 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
   if (has("token_period_us")) c.token_period_ns = u64(w, p["token_period_us"], f("token_period_us"), 1, 1'000'000) * kUs;
   if (has("token_round_max_share"))
     c.token_round_max_share = real(w, p["token_round_max_share"], f("token_round_max_share"), 0.01, 1.0);
+  if (has("pair_poll_max_share"))
+    c.pair_poll_max_share = real(w, p["pair_poll_max_share"], f("pair_poll_max_share"), 0.01, 1.0);
   if (has("violation_rtts")) e.violation_rtts = static_cast<uint32_t>(u64(w, p["violation_rtts"], f("violation_rtts"), 1, 1000));
   if (has("freeze_max_rtts")) e.freeze_max_rtts = static_cast<uint32_t>(u64(w, p["freeze_max_rtts"], f("freeze_max_rtts"), 1, 1000));
   if (has("probe_timeout_rtts"))

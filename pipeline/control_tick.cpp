@@ -112,7 +112,7 @@ constexpr size_t kAhead = 8;
 
 }  // namespace
 
-void poll_pairs(EdgeState& s, Nanos now) {
+void poll_pairs(EdgeState& s, Nanos now, const PollLimit& limit) {
   if (!s.due_pending()) {
     s.due.clear();
     s.due_next = 0;
@@ -123,7 +123,17 @@ void poll_pairs(EdgeState& s, Nanos now) {
   // (responses among them) would overflow the RX rings meanwhile.
   const size_t end = std::min(s.due.size(), s.due_next + s.poll_budget());
   for (size_t i = s.due_next; i < end && i < s.due_next + kAhead; ++i) prefetch_due(s, s.due[i]);
+  size_t group = 0;
   for (; s.due_next < end; ++s.due_next) {
+    // The share bound (a TSC read per group of pairs, each a few cold lines).
+    if (limit.clock != nullptr && ++group > PollLimit::kPollGroup) {
+      group = 1;
+      if (limit.clock->now() >= limit.until) {
+        ++s.stats.pair_poll_cuts;
+        break;
+      }
+    }
+    ++s.stats.pair_polls;
     const size_t next = s.due_next + kAhead;
     if (next < s.due.size()) prefetch_due(s, s.due[next]);
     const size_t half = s.due_next + kAhead / 2;

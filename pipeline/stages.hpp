@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "control/clock.hpp"
+#include "edge/dpdk/tsc_clock.hpp"
 #include "pipeline/edge_state.hpp"
 
 namespace ufab::pipeline {
@@ -40,10 +41,27 @@ void refresh_window(EdgeState& s, uint32_t pair, Nanos now);
 // pairs; the pairs' activity, rate and phi_D out.
 void apply_tokens(EdgeState& s);
 void publish_tokens(EdgeState& s);
+// A time bound on one poll_pairs call (params.pair_poll_max_share, worker.cpp):
+// the call stops once `clock` reads `until` or later, checked after every
+// kPollGroup pairs, so it polls at least one group. No clock: no time bound.
+struct PollLimit {
+  static constexpr size_t kPollGroup = 8;
+  const dpdk::TscClock* clock = nullptr;
+  Nanos until = 0;
+  // Timers within `share` of the worker: the call may take share / (1 -
+  // share) of `other`, the time since the last call ended (capped at `cap`,
+  // so a long quiet stretch does not buy a long call). share 1: no bound.
+  static PollLimit within_share(const dpdk::TscClock* clock, double share, Nanos now, Nanos other, Nanos cap) {
+    if (share >= 1.0) return {};
+    const double d = static_cast<double>(other < cap ? other : cap) * share / (1.0 - share);
+    return {clock, now + static_cast<Nanos>(d)};
+  }
+};
 // The pairs' timers (VmPair::poll), windows, due control messages, history:
-// the pairs collected as due, at most s.poll_budget() per call (the rest at
-// the next calls, s.due_pending(); a new collection once all are done).
-void poll_pairs(EdgeState& s, Nanos now);
+// the pairs collected as due, at most s.poll_budget() per call and within
+// `limit` (the rest at the next calls, s.due_pending(); a new collection
+// once all are done).
+void poll_pairs(EdgeState& s, Nanos now, const PollLimit& limit = {});
 void ack_sweep(EdgeState& s, Nanos now);
 // Arms the pair's timer at its next deadline (after an event changed it).
 void rearm(EdgeState& s, uint32_t pair, Nanos now);

@@ -50,6 +50,9 @@ struct EdgeStats {
   uint64_t token_rounds = 0;
   uint64_t token_rounds_stretched = 0;  // Control::stretched
   uint64_t token_vm_assignments = 0;    // Control::vms_assigned: sender VMs recomputed (inputs changed)
+  // The pairs' timer work (poll_pairs): pairs polled, and calls that
+  // stopped at params.pair_poll_max_share with due pairs left.
+  uint64_t pair_polls = 0, pair_poll_cuts = 0;
   // Frames handed to another worker through a ring (dispatch or TX) and
   // taken from one. Summed over the workers, handed_off - taken_over frames
   // are inside the rings (counted as queued).

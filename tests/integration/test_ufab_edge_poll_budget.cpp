@@ -7,10 +7,17 @@
 //   left 1000 -> 250 polled, 750 -> 187, 563 -> 140, 423 -> 105, 318 -> 79,
 //   239 -> 64 (2 bursts), 175 -> 64, 111 -> 64, 47 -> 47: 9 calls.
 // Then nothing is due (the pairs are selecting, with no data: kNever).
+// The time bound (params.pair_poll_max_share, PollLimit): with its deadline
+// already passed, a call polls one group of 8 pairs and stops, so the 1000
+// pairs woken again take 125 calls, 124 of them cut (the last ends with the
+// list); each pair once; pair_polls counts every poll. The deadline itself:
+// share 1/4 gives a call a third of the time since the last one ended
+// (3000 ns -> 1000 ns), capped at one token period.
 //
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -18,6 +25,7 @@
 #include "edge/config.hpp"
 #include "edge/dpdk/eal.hpp"
 #include "edge/dpdk/mempool.hpp"
+#include "edge/dpdk/tsc_clock.hpp"
 #include "pipeline/edge_state.hpp"
 #include "pipeline/layout.hpp"
 #include "pipeline/stages.hpp"
@@ -87,12 +95,51 @@ int main(int argc, char** argv) {
     // Nothing is due now: the next call collects an empty set.
     pipeline::poll_pairs(s, now + 1000);
     ITEST_CHECK(s.due.empty() && !s.due_pending(), "%zu pairs due after the drain, want 0", s.due.size());
+    ITEST_CHECK(s.stats.pair_polls == 1000 && s.stats.pair_poll_cuts == 0, "pair_polls %lu cuts %lu, want 1000 and 0",
+                static_cast<unsigned long>(s.stats.pair_polls), static_cast<unsigned long>(s.stats.pair_poll_cuts));
+
+    // The time bound: a deadline in the past leaves one group per call.
+    const dpdk::TscClock clock;
+    const pipeline::PollLimit past{&clock, 0};
+    s.wake_all();
+    std::fill(seen.begin(), seen.end(), 0);
+    calls = 0;
+    total = 0;
+    do {
+      const size_t before = s.due_pending() ? s.due_next : 0;
+      pipeline::poll_pairs(s, now + 2000, past);
+      const size_t polled = s.due_next - before;
+      ITEST_CHECK(polled == pipeline::PollLimit::kPollGroup, "bounded call %zu: polled %zu, want 8", calls, polled);
+      for (size_t k = before; k < s.due_next; ++k) ++seen[s.due[k]];
+      total += polled;
+      ++calls;
+    } while (s.due_pending() && calls < 200);
+    once = 0;
+    for (const uint32_t n : seen) once += n == 1;
+    ITEST_CHECK(calls == 125 && total == 1000 && once == 1000, "bounded: %zu calls, %zu polls, %zu pairs once; want 125, 1000, 1000",
+                calls, total, once);
+    ITEST_CHECK(s.stats.pair_polls == 2000 && s.stats.pair_poll_cuts == 124, "pair_polls %lu cuts %lu, want 2000 and 124",
+                static_cast<unsigned long>(s.stats.pair_polls), static_cast<unsigned long>(s.stats.pair_poll_cuts));
+    // A deadline far ahead: the count budget alone, as before (250 first).
+    s.wake_all();
+    pipeline::poll_pairs(s, now + 3000, pipeline::PollLimit{&clock, clock.now() + 60 * kSec});
+    ITEST_CHECK(s.due_next == 250, "unbinding deadline: polled %zu, want 250", s.due_next);
+
+    const pipeline::PollLimit q = pipeline::PollLimit::within_share(&clock, 0.25, 5000, 3000, 32000);
+    ITEST_CHECK(q.clock == &clock && q.until == 6000, "share 1/4 after 3000 ns: until %lu, want 6000",
+                static_cast<unsigned long>(q.until));
+    const pipeline::PollLimit capped = pipeline::PollLimit::within_share(&clock, 0.5, 5000, 1'000'000, 32000);
+    ITEST_CHECK(capped.until == 37000, "share 1/2 after 1 ms, cap 32 us: until %lu, want 37000",
+                static_cast<unsigned long>(capped.until));
+    ITEST_CHECK(pipeline::PollLimit::within_share(&clock, 1.0, 5000, 3000, 32000).clock == nullptr,
+                "share 1 must not bound");
   }
   remove_dpdk_runtime(prefix);
   if (itest::g_failures != 0) {
     std::printf("%d checks failed\n", itest::g_failures);
     return 1;
   }
-  std::printf("PASS: 1000 due pairs polled in 9 calls (250, 187, 140, 105, 79, 64, 64, 64, 47), each once\n");
+  std::printf("PASS: 1000 due pairs polled in 9 calls (250, 187, 140, 105, 79, 64, 64, 64, 47), each once; "
+              "past the time bound 125 calls of 8 (124 cut)\n");
   return 0;
 }

@@ -1,6 +1,6 @@
 // ufab-edge configuration: params.probe_timeout_max_rtts, the cap of the
 // doubling probe-loss timeout (edge/config.cpp, docs/design.md §14), and
-// params.token_round_max_share (§15).
+// params.token_round_max_share and params.pair_poll_max_share (§15).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -59,6 +59,18 @@ TEST(EdgeTokenRoundShareConfig, DefaultExplicitAndBadValues) {
     const std::string e = error_of(config(bad));
     EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << bad << ": " << e;
     EXPECT_NE(e.find("params.token_round_max_share"), std::string::npos) << bad << ": " << e;
+  }
+}
+
+// params.pair_poll_max_share (pipeline/worker.cpp, docs/design.md §15).
+TEST(EdgePairPollShareConfig, DefaultExplicitAndBadValues) {
+  EXPECT_DOUBLE_EQ(parse_config(config(""), "t.yaml").pair_poll_max_share, 0.25);
+  EXPECT_DOUBLE_EQ(parse_config(config("pair_poll_max_share: 0.5"), "t.yaml").pair_poll_max_share, 0.5);
+  EXPECT_DOUBLE_EQ(parse_config(config("pair_poll_max_share: 1"), "t.yaml").pair_poll_max_share, 1.0);
+  for (const char* bad : {"pair_poll_max_share: 0", "pair_poll_max_share: 1.01", "pair_poll_max_share: most"}) {
+    const std::string e = error_of(config(bad));
+    EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("params.pair_poll_max_share"), std::string::npos) << bad << ": " << e;
   }
 }
 
