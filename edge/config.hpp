@@ -70,7 +70,7 @@ struct EdgeConfig {
   // lcore Alg. 1 rounds may take (pipeline/worker.cpp); a round that took c
   // puts the next one max(period, c * (1 - s) / s) later.
   double token_round_max_share = 0.25;
-  // While frames wait (received this iteration or queued), the largest share
+  // While frames arrive (received in the worker's iteration), the largest share
   // of a worker its pairs' timer work (poll_pairs: per-RTT ticks, losses,
   // finishes) may take; the due pairs left wait for the next iterations, and
   // a late tick weighs the RTTs it spans (docs/design.md §15). 1: no bound.

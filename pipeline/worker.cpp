@@ -33,16 +33,18 @@ struct WorkerCtx {
 };
 
 // The pairs' timer work within params.pair_poll_max_share s of the worker
-// while frames wait: a call may take s / (1 - s) of the time since the last
-// call ended (at most one token period's worth), so timers take at most s
-// and the data path at least 1 - s. 8K pairs with demand at T = 20 us are
-// 410M per-RTT ticks a second, far more than a core does: unbounded, the
-// timers took ~70% of the worker (bench edge, 64 B, 32 us: 2.1 Mpps against
-// 7.7 with the timers idle). With no frame waiting, only poll_budget()
-// bounds them.
-void run_polls(WorkerCtx& w, Nanos now, bool frames_waiting) {
+// while frames arrive: a call may take s / (1 - s) of the time since the
+// last call ended (at most one token period's worth), so timers take at
+// most s and the data path at least 1 - s. 8K pairs with demand at T =
+// 20 us are 410M per-RTT ticks a second, far more than a core does:
+// unbounded, the timers took ~70% of the worker (bench edge, 64 B, 32 us:
+// 2.1 Mpps against 7.7 with the timers idle). In an iteration that received
+// nothing only poll_budget() bounds them: frames queued behind windows or
+// the fabric pacer do not need the worker, and a worker with nothing else
+// to do should not leave due pairs waiting.
+void run_polls(WorkerCtx& w, Nanos now, bool frames_arrived) {
   const edge::EdgeConfig& cfg = w.s->cfg;
-  const PollLimit limit = frames_waiting ? PollLimit::within_share(w.clock, cfg.pair_poll_max_share, now,
+  const PollLimit limit = frames_arrived ? PollLimit::within_share(w.clock, cfg.pair_poll_max_share, now,
                                                                    now > w.poll_end ? now - w.poll_end : 0,
                                                                    cfg.token_period_ns)
                                          : PollLimit{};
@@ -86,7 +88,7 @@ uint32_t worker_step(WorkerCtx& w, Nanos now) {
   if (e.layout.polls(s.cfg.fabric_port, s.worker)) work += poll_port(s, s.cfg.fabric_port, w.clock->now());
   work += poll_ring(s, w.clock->now());
   now = std::max(now, w.clock->now());
-  const bool frames_waiting = work != 0 || s.queued() != 0;
+  const bool frames_arrived = work != 0;  // VM, fabric or ring frames this iteration
   if (now >= w.next_tick) {
     if (e.mixed() && !w.round_open && now >= w.next_round) {  // Alg. 1 inline, on this tick's inputs
       publish_tokens(s);
@@ -98,11 +100,11 @@ uint32_t worker_step(WorkerCtx& w, Nanos now) {
     // applied and the pairs polled (as a whole round always did).
     if (w.round_open) token_step(w);
     apply_tokens(s);
-    run_polls(w, now, frames_waiting);
+    run_polls(w, now, frames_arrived);
     if (!e.mixed()) publish_tokens(s);
     w.next_tick = now + s.cfg.token_period_ns;
   } else {
-    if (s.due_pending()) run_polls(w, now, frames_waiting);  // what the last tick's poll budget left
+    if (s.due_pending()) run_polls(w, now, frames_arrived);  // what the last tick's poll budget left
     if (w.round_open) token_step(w);          // the rest of a round, one step per iteration
   }
   if (s.cfg.ack_sweep_ns != 0 && now >= w.next_ack_sweep) {
