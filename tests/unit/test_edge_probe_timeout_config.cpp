@@ -3,6 +3,7 @@
 // params.token_round_max_share and params.pair_poll_max_share (§15).
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
 
 #include "edge/config.hpp"
@@ -51,15 +52,22 @@ TEST(EdgeProbeTimeoutConfig, BadValuesNameFileLineAndField) {
   }
 }
 
+// A share of an lcore, params.KEY in [0.01, 1]: each bad value is refused
+// with the file, line and field.
+void expect_share_rejected(const std::string& key, std::initializer_list<const char*> bad_values) {
+  for (const char* v : bad_values) {
+    const std::string line = key + ": " + v;
+    const std::string e = error_of(config(line));
+    EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << line << ": " << e;
+    EXPECT_NE(e.find("params." + key), std::string::npos) << line << ": " << e;
+  }
+}
+
 // params.token_round_max_share (pipeline/worker.cpp, docs/design.md §15).
 TEST(EdgeTokenRoundShareConfig, DefaultExplicitAndBadValues) {
   EXPECT_DOUBLE_EQ(parse_config(config(""), "t.yaml").token_round_max_share, 0.25);
   EXPECT_DOUBLE_EQ(parse_config(config("token_round_max_share: 1"), "t.yaml").token_round_max_share, 1.0);
-  for (const char* bad : {"token_round_max_share: 0", "token_round_max_share: 1.5", "token_round_max_share: half"}) {
-    const std::string e = error_of(config(bad));
-    EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << bad << ": " << e;
-    EXPECT_NE(e.find("params.token_round_max_share"), std::string::npos) << bad << ": " << e;
-  }
+  expect_share_rejected("token_round_max_share", {"0", "1.5", "half"});
 }
 
 // params.pair_poll_max_share (pipeline/worker.cpp, docs/design.md §15).
@@ -67,11 +75,7 @@ TEST(EdgePairPollShareConfig, DefaultExplicitAndBadValues) {
   EXPECT_DOUBLE_EQ(parse_config(config(""), "t.yaml").pair_poll_max_share, 0.25);
   EXPECT_DOUBLE_EQ(parse_config(config("pair_poll_max_share: 0.5"), "t.yaml").pair_poll_max_share, 0.5);
   EXPECT_DOUBLE_EQ(parse_config(config("pair_poll_max_share: 1"), "t.yaml").pair_poll_max_share, 1.0);
-  for (const char* bad : {"pair_poll_max_share: 0", "pair_poll_max_share: 1.01", "pair_poll_max_share: most"}) {
-    const std::string e = error_of(config(bad));
-    EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << bad << ": " << e;
-    EXPECT_NE(e.find("params.pair_poll_max_share"), std::string::npos) << bad << ": " << e;
-  }
+  expect_share_rejected("pair_poll_max_share", {"0", "1.01", "most"});
 }
 
 }  // namespace
