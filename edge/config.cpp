@@ -166,7 +166,7 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
   w.only_keys(p, "params",
               {"unit_bw_gbps", "eta", "probe_every_bytes", "token_period_us", "violation_rtts", "freeze_max_rtts",
                "probe_timeout_rtts", "finish_max_retries", "idle_finish_ms", "reorder_avoidance", "burst", "mbufs",
-               "queue_capacity", "flows_per_pair", "max_incoming", "seed", "window_gating", "pair_pacing",
+               "queue_capacity", "flows_per_pair", "max_incoming", "seed", "window_gating", "sched_bypass", "pair_pacing",
                "pair_pacing_depth_us", "ack_sweep_us",
                "probe_on_window_full", "probe_timeout_max_rtts", "token_round_max_share", "pair_poll_max_share"});
   EdgeParams& e = c.params;
@@ -204,6 +204,7 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
   if (has("max_incoming")) c.max_incoming = static_cast<uint32_t>(u64(w, p["max_incoming"], f("max_incoming"), 1, 1u << 20));
   if (has("seed")) c.seed = u64(w, p["seed"], f("seed"), 0, UINT64_MAX);
   if (has("window_gating")) c.window_gating = boolean(w, p["window_gating"], f("window_gating"));
+  if (has("sched_bypass")) c.sched_bypass = boolean(w, p["sched_bypass"], f("sched_bypass"));
   if (has("pair_pacing")) c.pair_pacing = boolean(w, p["pair_pacing"], f("pair_pacing"));
   if (has("pair_pacing_depth_us"))
     c.pair_pacing_depth_ns = u64(w, p["pair_pacing_depth_us"], f("pair_pacing_depth_us"), 0, 10'000'000) * kUs;

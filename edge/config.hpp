@@ -86,6 +86,12 @@ struct EdgeConfig {
   // for a fabric where nothing answers probes; probes, tokens and timers
   // still run. Measures scheduler + classify + encap, not window gating.
   bool window_gating = true;
+  // A VM frame leaves on arrival, without being queued, when the worker's
+  // scheduler has no eligible pair, the frame's pair has nothing queued and
+  // its window admits it, and neither the fabric nor the pairs are paced
+  // (HierScheduler::try_bypass; docs/design.md §16). false: every frame goes
+  // through the queues (WFQ orders even the frames of one RX burst).
+  bool sched_bypass = true;
   // Per-VM-pair pacing at w / T (sched/pair_pacing.hpp). The paper's edge
   // gates by the window only and its NIC runs at the links' rate; an edge
   // whose port is faster than the fabric's links (the emulated fabric) paces

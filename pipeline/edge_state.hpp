@@ -215,6 +215,9 @@ class EdgeState {
     return hosts[meta[pair].host].data_encap[path < 0 ? 0 : static_cast<size_t>(path)].len;
   }
   uint64_t queued() const { return sched.backlog_packets(); }
+  // VM frames may bypass the queues (vm_rx.cpp): params.sched_bypass, and
+  // no fabric pacer (its allowance is taken per dequeued burst).
+  bool bypass_on() const { return cfg.sched_bypass && !pacer.paced(); }
 
  private:
   // This host's freeze window (§3.5), one per worker: pairs of a host on

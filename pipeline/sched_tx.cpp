@@ -1,9 +1,10 @@
 // Scheduler -> fabric: a burst out of the hierarchical scheduler (WFQ over
 // weight classes, RR over the tenant's pairs whose window admits their next
-// packet, RR over the pair's flows; §4.1), each frame encapsulated with the
-// pair's active path (outer headers + shim + source route) and handed to the
-// fabric port's TX buffer. Each pair served is asked for its next probe
-// (scalable probing: one per L_w bytes, §4.1).
+// packet, RR over the pair's flows; §4.1), or the VM frames that bypassed it
+// on arrival (vm_rx.cpp), each frame encapsulated with the pair's active path
+// (outer headers + shim + source route) and handed to the fabric port's TX
+// buffer. Each pair served is asked for its next probe (scalable probing: one
+// per L_w bytes, §4.1).
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
@@ -12,14 +13,7 @@
 
 namespace ufab::pipeline {
 
-uint32_t sched_tx(EdgeState& s, Nanos now) {
-  alignas(64) rte_mbuf* pkts[TxBuffer::kCap];
-  uint32_t lens[TxBuffer::kCap], ids[TxBuffer::kCap];
-  // At most what the fabric pacer allows (frames of about 1500 B).
-  const uint32_t allowed = s.pacer.allowance(now, 1500, s.burst);
-  if (allowed == 0) return 0;
-  // Timed: paced pairs whose time has come rejoin their round first.
-  const size_t n = s.sched.dequeue_burst(pkts, lens, ids, allowed, now);
+void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const uint32_t* ids, size_t n, Nanos now) {
   const uint16_t fp = s.cfg.fabric_port;
   // Each frame touches its pair's VmPair (several KB, a random one per
   // frame at scale): prefetch the burst's pairs in two passes first.
@@ -53,6 +47,17 @@ uint32_t sched_tx(EdgeState& s, Nanos now) {
   // whatever else is due; most pairs have nothing (VmPair::may_send_message).
   for (size_t i = 0; i < n; ++i)
     if ((i + 1 == n || ids[i + 1] != ids[i]) && s.pairs[ids[i]].may_send_message()) control_tx(s, ids[i], now);
+}
+
+uint32_t sched_tx(EdgeState& s, Nanos now) {
+  alignas(64) rte_mbuf* pkts[TxBuffer::kCap];
+  uint32_t lens[TxBuffer::kCap], ids[TxBuffer::kCap];
+  // At most what the fabric pacer allows (frames of about 1500 B).
+  const uint32_t allowed = s.pacer.allowance(now, 1500, s.burst);
+  if (allowed == 0) return 0;
+  // Timed: paced pairs whose time has come rejoin their round first.
+  const size_t n = s.sched.dequeue_burst(pkts, lens, ids, allowed, now);
+  send_data(s, pkts, lens, ids, n, now);
   return static_cast<uint32_t>(n);
 }
 

@@ -31,6 +31,10 @@ uint32_t drain_tx_rings(EdgeState& s);
 void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now);
 void fabric_frames(EdgeState& s, rte_mbuf* const* pkts, uint16_t n, Nanos now);
 uint32_t sched_tx(EdgeState& s, Nanos now);
+// Data frames the scheduler let go (dequeued, or bypassed on arrival) to the
+// fabric: encapsulated with the pair's active path, charged to the pair,
+// into the fabric port's TX buffer; then each pair's due probe.
+void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const uint32_t* ids, size_t n, Nanos now);
 
 // Sends whatever control messages the pair has due (at most one per path plus one).
 void control_tx(EdgeState& s, uint32_t pair, Nanos now);

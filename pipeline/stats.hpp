@@ -53,6 +53,7 @@ struct EdgeStats {
   // The pairs' timer work (poll_pairs): pairs polled, and calls that
   // stopped at params.pair_poll_max_share with due pairs left.
   uint64_t pair_polls = 0, pair_poll_cuts = 0;
+  uint64_t bypassed = 0;  // VM frames sent on arrival, not queued (params.sched_bypass); also in encap
   // Frames handed to another worker through a ring (dispatch or TX) and
   // taken from one. Summed over the workers, handed_off - taken_over frames
   // are inside the rings (counted as queued).

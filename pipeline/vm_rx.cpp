@@ -4,7 +4,10 @@
 // and source IP name the local VM and so its tenant), hashed into one of the
 // pair's flows by 5-tuple (§4.1: RR over the pair's flows avoids head-of-line
 // blocking), and enqueued into the hierarchical scheduler in one burst.
-// uFAB frames from a VM are spoofing and never reach the fabric.
+// uFAB frames from a VM are spoofing and never reach the fabric. A frame the
+// scheduler lets go on arrival (nothing eligible, the pair's queue empty and
+// its window open: HierScheduler::try_bypass, params.sched_bypass) goes to
+// the fabric at once (send_data), as the next dequeue would have sent it.
 // An 802.1Q-tagged frame names its tenant by the VLAN id (vlan.hpp): the
 // key is then (port, VLAN, source IP, destination IP), the tag is stripped
 // here (the fabric carries the VNI) and a VLAN id no tenant has is dropped
@@ -15,6 +18,7 @@
 #include <rte_hash_crc.h>
 #include <rte_mbuf.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "pipeline/not_ufab.hpp"
@@ -146,15 +150,33 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
     flows[q] = flows[i];
     cand[q++] = cand[i];
   }
-  bool accepted[TxBuffer::kCap];
-  s.sched.enqueue_burst(pair, flows, cand, lens, q, accepted);
+  bool accepted[TxBuffer::kCap], bypassed[TxBuffer::kCap];
+  if (s.bypass_on()) {
+    // Only a pair that is sending (joined a path): one still selecting or
+    // idle learns of its demand from its queue (VmPair::poll's backlogged),
+    // and with params.window_gating off its window is open regardless.
+    bool may[TxBuffer::kCap];
+    for (uint32_t i = 0; i < q; ++i) may[i] = s.pairs[pair[i]].state() == VmPair::State::active;
+    s.sched.enqueue_or_bypass_burst(pair, flows, cand, lens, q, may, accepted, bypassed);
+  } else {
+    s.sched.enqueue_burst(pair, flows, cand, lens, q, accepted);
+    std::fill_n(bypassed, q, false);
+  }
+  uint32_t nb = 0;  // the bypassed frames, in arrival order, to the fabric now
   for (uint32_t i = 0; i < q; ++i)
     if (likely(accepted[i])) {
       s.on_enqueued(pair[i], now);  // the pair's timer and Alg. 1 activity (edge_state.hpp)
+      if (bypassed[i]) {
+        cand[nb] = cand[i];
+        lens[nb] = lens[i];
+        pair[nb++] = pair[i];
+      }
     } else {
       s.stats.drop(port, Drop::queue_full);
       rte_pktmbuf_free(cand[i]);
     }
+  s.stats.bypassed += nb;
+  send_data(s, cand, lens, pair, nb, now);
 }
 
 }  // namespace ufab::pipeline

@@ -127,6 +127,7 @@ struct HierSchedulerCounters {
   uint64_t dequeued_bytes = 0;
   uint64_t dropped_full = 0;     // enqueue() on a full flow FIFO or an exhausted pool
   uint64_t dropped_invalid = 0;  // unknown pair/flow, len 0 or len > kMaxPacketLen
+  uint64_t bypassed = 0;         // sent on arrival without queuing (try_bypass; also in enqueued and dequeued)
 };
 
 enum class PairState : uint8_t {
@@ -393,6 +394,51 @@ class HierScheduler {
       if (i + d < n) prefetch_target(pairs[i + d], flows[i + d]);
       const bool r = enqueue(pairs[i], flows[i], std::move(pkts[i]), lens[i]);
       if (accepted != nullptr) accepted[i] = r;
+      ok += r;
+    }
+    return ok;
+  }
+
+  // Bypass (as Linux's qdiscs bypass an empty queue, TCQ_F_CAN_BYPASS): a
+  // packet for `pair` may leave at once, without being queued, when no pair
+  // is eligible (every round is empty, so this packet would be the next
+  // dequeue() whatever the weights), pacing is off, the pair has nothing
+  // queued and its window admits the packet. It is then charged as dequeue()
+  // would charge it (in-flight bytes; enqueued, dequeued and bypassed
+  // counts) and true is returned: the packet stays the caller's to send. The
+  // WFQ start tags and virtual time do not advance for it (as for a packet
+  // that never met contention). False: enqueue() it as usual.
+  bool try_bypass(uint32_t pair, uint32_t len) {
+    if (active_mask_ != 0 || pacing_on_ || pair >= cfg_.max_pairs || len - 1 >= kMaxPacketLen) return false;
+    Pair& pr = pairs_[pair];
+    const uint32_t need = cfg_.window_whole_packets ? 1 : len;
+    if (pr.state != PairState::kIdle || pr.window == 0 || (pr.inflight != 0 && pr.inflight + need > pr.window))
+      return false;
+    pr.inflight += len;
+    ++ctr_.enqueued;
+    ++ctr_.dequeued;
+    ++ctr_.bypassed;
+    ctr_.enqueued_bytes += len;
+    ctr_.dequeued_bytes += len;
+    return true;
+  }
+  // enqueue_burst() with try_bypass() first for each packet the caller
+  // allows to bypass (may_bypass[i]), in order: bypassed[i] says packet i
+  // left at once (pkts[i] stays the caller's, and accepted[i] is true); else
+  // it was enqueued (accepted[i] as enqueue()'s result). A packet enqueued
+  // as eligible ends the bypasses of the burst (the rounds are no longer
+  // empty). Returns the number accepted.
+  size_t enqueue_or_bypass_burst(const uint32_t* pairs, const uint32_t* flows, Pkt* pkts, const uint32_t* lens,
+                                 size_t n, const bool* may_bypass, bool* accepted, bool* bypassed) {
+    constexpr size_t d = kEnqueuePrefetch;
+    for (size_t i = 0; i < n && i < d; ++i) prefetch_target(pairs[i], flows[i]);
+    size_t ok = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (i + d < n) prefetch_target(pairs[i + d], flows[i + d]);
+      const bool b = may_bypass[i] && try_bypass(pairs[i], lens[i]);
+      const bool r = b || enqueue(pairs[i], flows[i], std::move(pkts[i]), lens[i]);
+      bypassed[i] = b;
+      accepted[i] = r;
       ok += r;
     }
     return ok;

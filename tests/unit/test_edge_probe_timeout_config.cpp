@@ -1,6 +1,7 @@
 // ufab-edge configuration: params.probe_timeout_max_rtts, the cap of the
 // doubling probe-loss timeout (edge/config.cpp, docs/design.md §14), and
-// params.token_round_max_share and params.pair_poll_max_share (§15).
+// params.token_round_max_share and params.pair_poll_max_share (§15), and
+// params.sched_bypass (§16).
 #include <gtest/gtest.h>
 
 #include <initializer_list>
@@ -76,6 +77,17 @@ TEST(EdgePairPollShareConfig, DefaultExplicitAndBadValues) {
   EXPECT_DOUBLE_EQ(parse_config(config("pair_poll_max_share: 0.5"), "t.yaml").pair_poll_max_share, 0.5);
   EXPECT_DOUBLE_EQ(parse_config(config("pair_poll_max_share: 1"), "t.yaml").pair_poll_max_share, 1.0);
   expect_share_rejected("pair_poll_max_share", {"0", "1.01", "most"});
+}
+
+// params.sched_bypass (pipeline/vm_rx.cpp, docs/design.md §16).
+TEST(EdgeSchedBypassConfig, DefaultExplicitAndBadValues) {
+  EXPECT_TRUE(parse_config(config(""), "t.yaml").sched_bypass);
+  EXPECT_FALSE(parse_config(config("sched_bypass: false"), "t.yaml").sched_bypass);
+  for (const char* bad : {"sched_bypass: maybe", "sched_bypass: 2"}) {
+    const std::string e = error_of(config(bad));
+    EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("params.sched_bypass"), std::string::npos) << bad << ": " << e;
+  }
 }
 
 }  // namespace

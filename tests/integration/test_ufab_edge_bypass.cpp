@@ -1,0 +1,236 @@
+// VM frames that bypass the worker's queues (params.sched_bypass,
+// HierScheduler::try_bypass, pipeline/vm_rx.cpp; docs/design.md §16), in
+// process on a real Edge (one lcore, no ports started; the fabric port's TX
+// buffer goes to an rte_ring the test reads). a1 (tenant 100, 1 Gb/s, B_u
+// 1 Gb/s) sends to b1 and b2; window gating is on.
+//  1. a1->b1's first frame: the pair is selecting, so the frame is queued
+//     (nothing bypasses); after a token round, the pair's poll (it joins its
+//     one path) and a dequeue, it leaves with a probe.
+//  2. One burst b2, b1, b1: b2 is selecting (window 0: queued, blocked, not
+//     eligible); both b1 frames leave on arrival, in order, before any
+//     dequeue: bypassed 2, queued 1.
+//  3. b1 is sent up to its window: of a burst of fit + 2 frames (fit: what
+//     its window still takes, from the scheduler's window and in-flight
+//     bytes), fit bypass and 2 are queued behind the window, in order.
+//  4. The same as 2 with params.sched_bypass: false: nothing leaves until
+//     the dequeue, and then b1's two frames do.
+//  5. With params.window_gating: false (bench edge's setting: every window
+//     open) step 1 still queues the selecting pair's first frame, so the
+//     pair learns of its demand and joins at its poll (a frame that left at
+//     once would leave its queue empty and the pair selecting for good).
+//
+// argv[1]: unused (present when DPDK was found; exit 77 otherwise).
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "control/vm_pair.hpp"
+#include "edge/config.hpp"
+#include "edge/dpdk/eal.hpp"
+#include "edge/dpdk/mempool.hpp"
+#include "pipeline/edge.hpp"
+#include "pipeline/layout.hpp"
+#include "pipeline/stages.hpp"
+#include "probe/wire.hpp"
+#include "tests/integration/check.hpp"
+#include "tests/integration/edge_common.hpp"
+
+namespace {
+
+using namespace ufab;
+using namespace ufab::itest;
+
+std::string config(bool bypass, bool gating) {
+  return std::string(R"(edge: {fabric_port: 1, ip: 10.0.0.1, mac: "02:00:00:00:00:01"}
+params: {unit_bw_gbps: 1, flows_per_pair: 1, sched_bypass: )") +
+         (bypass ? "true" : "false") + ", window_gating: " + (gating ? "true" : "false") + R"(}
+tenants:
+  - {vni: 100, guarantee_gbps: 1}
+vms:
+  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 0}
+hosts:
+  - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1]]}
+remote_vms:
+  - {name: b1, id: 11, tenant: 100, ip: 192.168.1.1, host: hB}
+  - {name: b2, id: 12, tenant: 100, ip: 192.168.1.2, host: hB}
+)";
+}
+constexpr uint32_t kA1 = 0xc0a80001, kB1 = 0xc0a80101, kB2 = 0xc0a80102;
+
+// What left on the fabric: data frames by their inner UDP source port (the
+// test's sequence number), and how many control messages.
+struct Out {
+  std::vector<uint16_t> data;
+  size_t control = 0;
+};
+
+struct Rig {
+  pipeline::Edge& e;
+  pipeline::EdgeState& s;
+  rte_mempool* pool;
+  rte_ring* fabric_out;
+  Nanos now = 1'000'000;
+
+  uint32_t pair(uint32_t remote_id) {
+    const uint32_t wire_id = 1u << 16 | remote_id;
+    return s.wire_pairs.lookup(&wire_id);
+  }
+  // One burst from a1's port: frames to dst[i] with UDP source port seq[i].
+  void burst(const std::vector<uint32_t>& dst, const std::vector<uint16_t>& seq, size_t payload) {
+    std::vector<rte_mbuf*> ms;
+    for (size_t i = 0; i < dst.size(); ++i) {
+      const Frame f = vm_frame(kA1, dst[i], seq[i], payload, static_cast<uint8_t>(seq[i]));
+      rte_mbuf* m = rte_pktmbuf_alloc(pool);
+      char* d = m != nullptr ? rte_pktmbuf_append(m, static_cast<uint16_t>(f.size())) : nullptr;
+      if (d == nullptr) return;
+      std::memcpy(d, f.data(), f.size());
+      m->port = 0;
+      ms.push_back(m);
+    }
+    pipeline::vm_frames(s, 0, ms.data(), static_cast<uint16_t>(ms.size()), now);
+  }
+  Out drain() {
+    s.tx[1].flush();
+    Out o;
+    void* obj = nullptr;
+    while (rte_ring_dequeue(fabric_out, &obj) == 0) {
+      rte_mbuf* m = static_cast<rte_mbuf*>(obj);
+      const std::span<const uint8_t> fr(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m));
+      wire::FrameView v;
+      if (wire::parse_frame(fr, v) == wire::WireError::ok) {
+        if (v.shim.next == wire::kNextControl) {
+          ++o.control;
+        } else if (v.payload_len >= 14 + 20 + 8) {  // the inner Ethernet/IPv4/UDP: its source port
+          const uint8_t* udp = fr.data() + v.payload_offset + 14 + 20;
+          o.data.push_back(static_cast<uint16_t>(udp[0] << 8 | udp[1]));
+        }
+      }
+      rte_pktmbuf_free(m);
+    }
+    return o;
+  }
+  // The worker's tick as ufab-edge runs it: inputs out, a round, phi_S in, the due pairs.
+  void tick() {
+    now += 32'000;
+    pipeline::publish_tokens(s);
+    e.control.token_round();
+    pipeline::apply_tokens(s);
+    pipeline::poll_pairs(s, now);
+  }
+};
+
+// Steps 1 and 2 (bypass on) or 4 (off); then, with bypass on, step 3.
+// Without window gating, step 1 only (5).
+void run(bool bypass, bool gating = true) {
+  const std::string cfg_text = config(bypass, gating);
+  const edge::EdgeConfig cfg = edge::parse_config(cfg_text, "bypass.yaml");
+  dpdk::PoolConfig pc;
+  pc.n_mbufs = 2047;
+  const std::string tag = std::to_string(bypass) + std::to_string(gating);
+  pc.name = "bypass_pool_" + tag;
+  rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
+  rte_ring* out = rte_ring_create(("bypass_out_" + tag).c_str(), 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
+  ITEST_CHECK(pool != nullptr && out != nullptr, "mempool and ring");
+  if (pool == nullptr || out == nullptr) return;
+  pipeline::Edge e(cfg, cfg_text, pool, 2, pipeline::make_layout(cfg, 2, {0}, 0));
+  pipeline::EdgeState& s = *e.shards[0];
+  s.tx[1].use_ring(out);
+  Rig r{e, s, pool, out};
+  const uint32_t b1 = r.pair(11), b2 = r.pair(12);
+  const char* mode = !gating ? "bypass on, no window gating" : bypass ? "bypass on" : "bypass off";
+  ITEST_CHECK(b1 < 2 && b2 < 2, "%s: pairs a1->b1 %u, a1->b2 %u", mode, b1, b2);
+  if (g_failures != 0) return;
+
+  // 1. A selecting pair's first frame waits in its queue.
+  r.burst({kB1}, {1}, 100);
+  ITEST_CHECK(s.stats.bypassed == 0 && s.queued() == 1, "%s, step 1: bypassed %lu queued %lu, want 0 and 1", mode,
+              static_cast<unsigned long>(s.stats.bypassed), static_cast<unsigned long>(s.queued()));
+  r.tick();
+  ITEST_CHECK(s.pairs[b1].state() == VmPair::State::active && s.sched.window(b1) > 0,
+              "%s, step 1: a1->b1 joined with a window (state %d, window %lu)", mode,
+              static_cast<int>(s.pairs[b1].state()), static_cast<unsigned long>(s.sched.window(b1)));
+  pipeline::sched_tx(s, r.now);
+  Out o = r.drain();
+  ITEST_CHECK(o.data == std::vector<uint16_t>{1} && o.control >= 1, "%s, step 1: %zu data frames, %zu control", mode,
+              o.data.size(), o.control);
+  if (!gating) return;
+
+  // 2. b2 (selecting, window 0) queues; b1's two frames leave on arrival, or wait for the dequeue.
+  r.burst({kB2, kB1, kB1}, {20, 2, 3}, 100);
+  o = r.drain();
+  if (bypass) {
+    ITEST_CHECK(s.stats.bypassed == 2 && s.queued() == 1 && o.data == (std::vector<uint16_t>{2, 3}),
+                "step 2: bypassed %lu, queued %lu, %zu data frames out before any dequeue; want 2, 1, [2 3]",
+                static_cast<unsigned long>(s.stats.bypassed), static_cast<unsigned long>(s.queued()), o.data.size());
+  } else {
+    ITEST_CHECK(s.stats.bypassed == 0 && s.queued() == 3 && o.data.empty(),
+                "step 4: bypassed %lu, queued %lu, %zu data frames out before the dequeue; want 0, 3, none",
+                static_cast<unsigned long>(s.stats.bypassed), static_cast<unsigned long>(s.queued()), o.data.size());
+    pipeline::sched_tx(s, r.now);
+    o = r.drain();
+    ITEST_CHECK(o.data == (std::vector<uint16_t>{2, 3}) && s.queued() == 1,
+                "step 4: after the dequeue %zu data frames (want b1's 2, 3), queued %lu (want b2's 1)", o.data.size(),
+                static_cast<unsigned long>(s.queued()));
+    return;
+  }
+
+  // 3. Up to b1's window: `fit` more frames of len bytes (as the scheduler counts them) bypass, 2 wait.
+  const uint64_t window = s.sched.window(b1), inflight = s.sched.inflight(b1);
+  const uint64_t len = vm_frame(kA1, kB1, 0, 1400, 0).size() + s.encap_bytes(b1, s.pairs[b1].active_path());
+  const size_t fit = inflight >= window ? 0 : static_cast<size_t>((window - inflight) / len);
+  ITEST_CHECK(fit >= 1 && fit + 2 <= 60, "step 3: window %lu, in flight %lu, %lu-byte frames: %zu fit",
+              static_cast<unsigned long>(window), static_cast<unsigned long>(inflight), static_cast<unsigned long>(len),
+              fit);
+  if (g_failures != 0) return;
+  std::vector<uint32_t> dst(fit + 2, kB1);
+  std::vector<uint16_t> seq;
+  for (size_t i = 0; i < fit + 2; ++i) seq.push_back(static_cast<uint16_t>(100 + i));
+  r.burst(dst, seq, 1400);
+  o = r.drain();
+  const std::vector<uint16_t> want(seq.begin(), seq.begin() + static_cast<long>(fit));
+  ITEST_CHECK(s.stats.bypassed == 2 + fit && s.queued() == 3 && o.data == want,
+              "step 3: bypassed %lu (want %zu), queued %lu (want 3), %zu frames out (want the first %zu, in order)",
+              static_cast<unsigned long>(s.stats.bypassed), 2 + fit, static_cast<unsigned long>(s.queued()),
+              o.data.size(), fit);
+  ITEST_CHECK(s.sched.pair_state(b1) == PairState::kBlocked, "step 3: b1 blocked behind its window (state %d)",
+              static_cast<int>(s.sched.pair_state(b1)));
+  // Its acks open the window: the two queued frames leave in order, by the dequeue.
+  s.sched.on_acked(b1, s.sched.inflight(b1));
+  pipeline::sched_tx(s, r.now);
+  o = r.drain();
+  ITEST_CHECK(o.data == (std::vector<uint16_t>{static_cast<uint16_t>(100 + fit), static_cast<uint16_t>(101 + fit)}),
+              "step 3: after the acks %zu data frames, want b1's last two in order", o.data.size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]).empty()) {
+    std::printf("SKIP: ufab-edge was not built (libdpdk or yaml-cpp not found)\n");
+    return 77;
+  }
+  const std::string prefix = "ufabbypass" + std::to_string(getpid());
+  std::vector<std::string> args = edge_eal(prefix, "0");
+  args.insert(args.begin(), "test_ufab_edge_bypass");
+  args.insert(args.end(), {"--vdev", "net_null0", "--vdev", "net_null1"});
+  std::vector<char*> eal_argv = c_argv(args);
+  {
+    dpdk::Eal eal(static_cast<int>(args.size()), eal_argv.data());
+    run(true);
+    run(false);
+    run(true, false);
+  }
+  remove_dpdk_runtime(prefix);
+  if (g_failures != 0) {
+    std::printf("%d checks failed\n", g_failures);
+    return 1;
+  }
+  std::printf("PASS: frames bypass the queues only for a sending pair with an open window and nothing eligible, in order; "
+              "with sched_bypass off they wait for the dequeue\n");
+  return 0;
+}
