@@ -387,16 +387,7 @@ class HierScheduler {
   // is moved from only if it was accepted. Returns the number accepted.
   size_t enqueue_burst(const uint32_t* pairs, const uint32_t* flows, Pkt* pkts, const uint32_t* lens,
                        size_t n, bool* accepted = nullptr) {
-    constexpr size_t d = kEnqueuePrefetch;
-    for (size_t i = 0; i < n && i < d; ++i) prefetch_target(pairs[i], flows[i]);
-    size_t ok = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (i + d < n) prefetch_target(pairs[i + d], flows[i + d]);
-      const bool r = enqueue(pairs[i], flows[i], std::move(pkts[i]), lens[i]);
-      if (accepted != nullptr) accepted[i] = r;
-      ok += r;
-    }
-    return ok;
+    return burst<false>(pairs, flows, pkts, lens, n, nullptr, accepted, nullptr);
   }
 
   // Bypass (as Linux's qdiscs bypass an empty queue, TCQ_F_CAN_BYPASS): a
@@ -430,18 +421,7 @@ class HierScheduler {
   // empty). Returns the number accepted.
   size_t enqueue_or_bypass_burst(const uint32_t* pairs, const uint32_t* flows, Pkt* pkts, const uint32_t* lens,
                                  size_t n, const bool* may_bypass, bool* accepted, bool* bypassed) {
-    constexpr size_t d = kEnqueuePrefetch;
-    for (size_t i = 0; i < n && i < d; ++i) prefetch_target(pairs[i], flows[i]);
-    size_t ok = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (i + d < n) prefetch_target(pairs[i + d], flows[i + d]);
-      const bool b = may_bypass[i] && try_bypass(pairs[i], lens[i]);
-      const bool r = b || enqueue(pairs[i], flows[i], std::move(pkts[i]), lens[i]);
-      bypassed[i] = b;
-      accepted[i] = r;
-      ok += r;
-    }
-    return ok;
+    return burst<true>(pairs, flows, pkts, lens, n, may_bypass, accepted, bypassed);
   }
 
   // Sends one packet: WFQ picks a class, RR a tenant of the class, RR an
@@ -489,6 +469,26 @@ class HierScheduler {
 
  private:
   static constexpr uint16_t kNone16 = UINT16_MAX;
+
+  // The two burst enqueues' loop: prefetch packet i + d's lines, then
+  // (kBypass: try_bypass where allowed, else) enqueue packet i.
+  template <bool kBypass>
+  size_t burst(const uint32_t* pairs, const uint32_t* flows, Pkt* pkts, const uint32_t* lens, size_t n,
+               const bool* may_bypass, bool* accepted, bool* bypassed) {
+    constexpr size_t d = kEnqueuePrefetch;
+    for (size_t i = 0; i < n && i < d; ++i) prefetch_target(pairs[i], flows[i]);
+    size_t ok = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (i + d < n) prefetch_target(pairs[i + d], flows[i + d]);
+      bool b = false;
+      if constexpr (kBypass) b = may_bypass[i] && try_bypass(pairs[i], lens[i]);
+      const bool r = b || enqueue(pairs[i], flows[i], std::move(pkts[i]), lens[i]);
+      if constexpr (kBypass) bypassed[i] = b;
+      if (accepted != nullptr) accepted[i] = r;
+      ok += r;
+    }
+    return ok;
+  }
   static constexpr size_t kLine = 64;
   static_assert(kWeightClasses == 8, "the WFQ key packs the class into 3 bits");
   static constexpr uint64_t kClassMask = kWeightClasses - 1;

@@ -22,7 +22,6 @@
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
 #include <rte_mbuf.h>
 #include <rte_ring.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -31,7 +30,6 @@
 
 #include "control/vm_pair.hpp"
 #include "edge/config.hpp"
-#include "edge/dpdk/eal.hpp"
 #include "edge/dpdk/mempool.hpp"
 #include "pipeline/edge.hpp"
 #include "pipeline/layout.hpp"
@@ -39,6 +37,7 @@
 #include "probe/wire.hpp"
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
+#include "tests/integration/in_process.hpp"
 
 namespace {
 
@@ -210,27 +209,13 @@ void run(bool bypass, bool gating = true) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || std::string(argv[1]).empty()) {
-    std::printf("SKIP: ufab-edge was not built (libdpdk or yaml-cpp not found)\n");
-    return 77;
-  }
-  const std::string prefix = "ufabbypass" + std::to_string(getpid());
-  std::vector<std::string> args = edge_eal(prefix, "0");
-  args.insert(args.begin(), "test_ufab_edge_bypass");
-  args.insert(args.end(), {"--vdev", "net_null0", "--vdev", "net_null1"});
-  std::vector<char*> eal_argv = c_argv(args);
-  {
-    dpdk::Eal eal(static_cast<int>(args.size()), eal_argv.data());
-    run(true);
-    run(false);
-    run(true, false);
-  }
-  remove_dpdk_runtime(prefix);
-  if (g_failures != 0) {
-    std::printf("%d checks failed\n", g_failures);
-    return 1;
-  }
-  std::printf("PASS: frames bypass the queues only for a sending pair with an open window and nothing eligible, in order; "
-              "with sched_bypass off they wait for the dequeue\n");
-  return 0;
+  return run_in_process(
+      argc, argv, "test_ufab_edge_bypass",
+      [] {
+        run(true);
+        run(false);
+        run(true, false);
+      },
+      "PASS: frames bypass the queues only for a sending pair with an open window and nothing eligible, in order; "
+      "with sched_bypass off they wait for the dequeue");
 }

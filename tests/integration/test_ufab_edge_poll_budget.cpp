@@ -15,7 +15,6 @@
 // (3000 ns -> 1000 ns), capped at one token period.
 //
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -23,7 +22,6 @@
 #include <vector>
 
 #include "edge/config.hpp"
-#include "edge/dpdk/eal.hpp"
 #include "edge/dpdk/mempool.hpp"
 #include "edge/dpdk/tsc_clock.hpp"
 #include "pipeline/edge_state.hpp"
@@ -31,6 +29,7 @@
 #include "pipeline/stages.hpp"
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
+#include "tests/integration/in_process.hpp"
 
 namespace {
 
@@ -51,95 +50,81 @@ std::string config(int remote) {
   return c;
 }
 
+void check_budget() {
+  const edge::EdgeConfig cfg = edge::parse_config(config(1000), "budget.yaml");
+  dpdk::PoolConfig pc;
+  pc.n_mbufs = 2047;
+  rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
+  const pipeline::Layout layout = pipeline::make_layout(cfg, 2, {0}, 0);
+  pipeline::EdgeState s(cfg, pool, 2, layout, 0);
+  ITEST_CHECK(s.pairs.size() == 1000, "%zu pairs, want 1000", s.pairs.size());
+
+  const size_t want[] = {250, 187, 140, 105, 79, 64, 64, 64, 47};
+  std::vector<uint32_t> seen(s.pairs.size(), 0);
+  size_t calls = 0, total = 0;
+  const Nanos now = 1000;
+  do {
+    const size_t before = s.due_pending() ? s.due_next : 0;
+    pipeline::poll_pairs(s, now);
+    ITEST_CHECK(s.due.size() == 1000, "call %zu: %zu collected, want all 1000 in one collection", calls, s.due.size());
+    const size_t polled = s.due_next - before;
+    ITEST_CHECK(calls < std::size(want) && polled == want[calls], "call %zu: polled %zu, want %zu", calls, polled,
+                calls < std::size(want) ? want[calls] : 0);
+    for (size_t k = before; k < s.due_next; ++k) ++seen[s.due[k]];
+    total += polled;
+    ++calls;
+  } while (s.due_pending() && calls < 50);
+  ITEST_CHECK(calls == std::size(want) && total == 1000, "%zu calls polled %zu pairs, want 9 calls and 1000", calls, total);
+  size_t once = 0;
+  for (const uint32_t n : seen) once += n == 1;
+  ITEST_CHECK(once == 1000, "%zu pairs polled exactly once, want 1000", once);
+  // Nothing is due now: the next call collects an empty set.
+  pipeline::poll_pairs(s, now + 1000);
+  ITEST_CHECK(s.due.empty() && !s.due_pending(), "%zu pairs due after the drain, want 0", s.due.size());
+  ITEST_CHECK(s.stats.pair_polls == 1000 && s.stats.pair_poll_cuts == 0, "pair_polls %lu cuts %lu, want 1000 and 0",
+              static_cast<unsigned long>(s.stats.pair_polls), static_cast<unsigned long>(s.stats.pair_poll_cuts));
+
+  // The time bound: a deadline in the past leaves one group per call.
+  const dpdk::TscClock clock;
+  const pipeline::PollLimit past{&clock, 0};
+  s.wake_all();
+  std::fill(seen.begin(), seen.end(), 0);
+  calls = 0;
+  total = 0;
+  do {
+    const size_t before = s.due_pending() ? s.due_next : 0;
+    pipeline::poll_pairs(s, now + 2000, past);
+    const size_t polled = s.due_next - before;
+    ITEST_CHECK(polled == pipeline::PollLimit::kPollGroup, "bounded call %zu: polled %zu, want 8", calls, polled);
+    for (size_t k = before; k < s.due_next; ++k) ++seen[s.due[k]];
+    total += polled;
+    ++calls;
+  } while (s.due_pending() && calls < 200);
+  once = 0;
+  for (const uint32_t n : seen) once += n == 1;
+  ITEST_CHECK(calls == 125 && total == 1000 && once == 1000, "bounded: %zu calls, %zu polls, %zu pairs once; want 125, 1000, 1000",
+              calls, total, once);
+  ITEST_CHECK(s.stats.pair_polls == 2000 && s.stats.pair_poll_cuts == 124, "pair_polls %lu cuts %lu, want 2000 and 124",
+              static_cast<unsigned long>(s.stats.pair_polls), static_cast<unsigned long>(s.stats.pair_poll_cuts));
+  // A deadline far ahead: the count budget alone, as before (250 first).
+  s.wake_all();
+  pipeline::poll_pairs(s, now + 3000, pipeline::PollLimit{&clock, clock.now() + 60 * kSec});
+  ITEST_CHECK(s.due_next == 250, "unbinding deadline: polled %zu, want 250", s.due_next);
+
+  const pipeline::PollLimit q = pipeline::PollLimit::within_share(&clock, 0.25, 5000, 3000, 32000);
+  ITEST_CHECK(q.clock == &clock && q.until == 6000, "share 1/4 after 3000 ns: until %lu, want 6000",
+              static_cast<unsigned long>(q.until));
+  const pipeline::PollLimit capped = pipeline::PollLimit::within_share(&clock, 0.5, 5000, 1'000'000, 32000);
+  ITEST_CHECK(capped.until == 37000, "share 1/2 after 1 ms, cap 32 us: until %lu, want 37000",
+              static_cast<unsigned long>(capped.until));
+  ITEST_CHECK(pipeline::PollLimit::within_share(&clock, 1.0, 5000, 3000, 32000).clock == nullptr,
+              "share 1 must not bound");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || std::string(argv[1]).empty()) {
-    std::printf("SKIP: ufab-edge was not built (libdpdk or yaml-cpp not found)\n");
-    return 77;
-  }
-  const std::string prefix = "ufabbudget" + std::to_string(getpid());
-  std::vector<std::string> args = edge_eal(prefix, "0");
-  args.insert(args.begin(), "test_ufab_edge_poll_budget");
-  args.insert(args.end(), {"--vdev", "net_null0", "--vdev", "net_null1"});
-  std::vector<char*> eal_argv = c_argv(args);
-  {
-    dpdk::Eal eal(static_cast<int>(args.size()), eal_argv.data());
-    const edge::EdgeConfig cfg = edge::parse_config(config(1000), "budget.yaml");
-    dpdk::PoolConfig pc;
-    pc.n_mbufs = 2047;
-    rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
-    const pipeline::Layout layout = pipeline::make_layout(cfg, 2, {0}, 0);
-    pipeline::EdgeState s(cfg, pool, 2, layout, 0);
-    ITEST_CHECK(s.pairs.size() == 1000, "%zu pairs, want 1000", s.pairs.size());
-
-    const size_t want[] = {250, 187, 140, 105, 79, 64, 64, 64, 47};
-    std::vector<uint32_t> seen(s.pairs.size(), 0);
-    size_t calls = 0, total = 0;
-    const Nanos now = 1000;
-    do {
-      const size_t before = s.due_pending() ? s.due_next : 0;
-      pipeline::poll_pairs(s, now);
-      ITEST_CHECK(s.due.size() == 1000, "call %zu: %zu collected, want all 1000 in one collection", calls, s.due.size());
-      const size_t polled = s.due_next - before;
-      ITEST_CHECK(calls < std::size(want) && polled == want[calls], "call %zu: polled %zu, want %zu", calls, polled,
-                  calls < std::size(want) ? want[calls] : 0);
-      for (size_t k = before; k < s.due_next; ++k) ++seen[s.due[k]];
-      total += polled;
-      ++calls;
-    } while (s.due_pending() && calls < 50);
-    ITEST_CHECK(calls == std::size(want) && total == 1000, "%zu calls polled %zu pairs, want 9 calls and 1000", calls, total);
-    size_t once = 0;
-    for (const uint32_t n : seen) once += n == 1;
-    ITEST_CHECK(once == 1000, "%zu pairs polled exactly once, want 1000", once);
-    // Nothing is due now: the next call collects an empty set.
-    pipeline::poll_pairs(s, now + 1000);
-    ITEST_CHECK(s.due.empty() && !s.due_pending(), "%zu pairs due after the drain, want 0", s.due.size());
-    ITEST_CHECK(s.stats.pair_polls == 1000 && s.stats.pair_poll_cuts == 0, "pair_polls %lu cuts %lu, want 1000 and 0",
-                static_cast<unsigned long>(s.stats.pair_polls), static_cast<unsigned long>(s.stats.pair_poll_cuts));
-
-    // The time bound: a deadline in the past leaves one group per call.
-    const dpdk::TscClock clock;
-    const pipeline::PollLimit past{&clock, 0};
-    s.wake_all();
-    std::fill(seen.begin(), seen.end(), 0);
-    calls = 0;
-    total = 0;
-    do {
-      const size_t before = s.due_pending() ? s.due_next : 0;
-      pipeline::poll_pairs(s, now + 2000, past);
-      const size_t polled = s.due_next - before;
-      ITEST_CHECK(polled == pipeline::PollLimit::kPollGroup, "bounded call %zu: polled %zu, want 8", calls, polled);
-      for (size_t k = before; k < s.due_next; ++k) ++seen[s.due[k]];
-      total += polled;
-      ++calls;
-    } while (s.due_pending() && calls < 200);
-    once = 0;
-    for (const uint32_t n : seen) once += n == 1;
-    ITEST_CHECK(calls == 125 && total == 1000 && once == 1000, "bounded: %zu calls, %zu polls, %zu pairs once; want 125, 1000, 1000",
-                calls, total, once);
-    ITEST_CHECK(s.stats.pair_polls == 2000 && s.stats.pair_poll_cuts == 124, "pair_polls %lu cuts %lu, want 2000 and 124",
-                static_cast<unsigned long>(s.stats.pair_polls), static_cast<unsigned long>(s.stats.pair_poll_cuts));
-    // A deadline far ahead: the count budget alone, as before (250 first).
-    s.wake_all();
-    pipeline::poll_pairs(s, now + 3000, pipeline::PollLimit{&clock, clock.now() + 60 * kSec});
-    ITEST_CHECK(s.due_next == 250, "unbinding deadline: polled %zu, want 250", s.due_next);
-
-    const pipeline::PollLimit q = pipeline::PollLimit::within_share(&clock, 0.25, 5000, 3000, 32000);
-    ITEST_CHECK(q.clock == &clock && q.until == 6000, "share 1/4 after 3000 ns: until %lu, want 6000",
-                static_cast<unsigned long>(q.until));
-    const pipeline::PollLimit capped = pipeline::PollLimit::within_share(&clock, 0.5, 5000, 1'000'000, 32000);
-    ITEST_CHECK(capped.until == 37000, "share 1/2 after 1 ms, cap 32 us: until %lu, want 37000",
-                static_cast<unsigned long>(capped.until));
-    ITEST_CHECK(pipeline::PollLimit::within_share(&clock, 1.0, 5000, 3000, 32000).clock == nullptr,
-                "share 1 must not bound");
-  }
-  remove_dpdk_runtime(prefix);
-  if (itest::g_failures != 0) {
-    std::printf("%d checks failed\n", itest::g_failures);
-    return 1;
-  }
-  std::printf("PASS: 1000 due pairs polled in 9 calls (250, 187, 140, 105, 79, 64, 64, 64, 47), each once; "
-              "past the time bound 125 calls of 8 (124 cut)\n");
-  return 0;
+  return run_in_process(argc, argv, "test_ufab_edge_poll_budget", check_budget,
+                        "PASS: 1000 due pairs polled in 9 calls (250, 187, 140, 105, 79, 64, 64, 64, 47), each once; "
+                        "past the time bound 125 calls of 8 (124 cut)");
 }

@@ -28,7 +28,6 @@
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
 #include <rte_mbuf.h>
 #include <rte_ring.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -37,7 +36,6 @@
 
 #include "control/vm_pair.hpp"
 #include "edge/config.hpp"
-#include "edge/dpdk/eal.hpp"
 #include "edge/dpdk/mempool.hpp"
 #include "pipeline/edge.hpp"
 #include "pipeline/layout.hpp"
@@ -45,6 +43,7 @@
 #include "probe/wire.hpp"
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
+#include "tests/integration/in_process.hpp"
 #include "tests/integration/frames.hpp"
 
 namespace {
@@ -140,103 +139,88 @@ void expect_response(const std::vector<wire::Message>& got, uint32_t remote_id, 
               got.empty() ? 0u : got[0].phi, want);
 }
 
+void check_rounds() {
+  const edge::EdgeConfig cfg = edge::parse_config(kConfig, "rounds.yaml");
+  dpdk::PoolConfig pc;
+  pc.n_mbufs = 2047;
+  rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
+  rte_ring* out = rte_ring_create("rounds_out", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
+  ITEST_CHECK(pool != nullptr && out != nullptr, "mempool and ring");
+  pipeline::Edge e(cfg, kConfig, pool, 2, pipeline::make_layout(cfg, 2, {0}, 0));
+  pipeline::EdgeState& s = *e.shards[0];
+  s.tx[1].use_ring(out);
+  Rig r{e, s, pool, out};
+  const uint32_t b1 = r.pair(1, 11), b2 = r.pair(1, 12), b3 = r.pair(1, 13), c1 = r.pair(2, 21);
+  ITEST_CHECK(b1 < 4 && b2 < 4 && b3 < 4 && c1 < 4, "pairs a1->b1..b3, a2->c1: %u %u %u %u", b1, b2, b3, c1);
+  if (g_failures != 0) return;
+  pipeline::Control& c = e.control;
+
+  // ---- sender side ----
+  r.queue_frame(b1);
+  r.queue_frame(b2);
+  r.round();
+  ITEST_CHECK(c.vms_assigned == 1 && r.assigned(b1) == 1.5 && r.assigned(b2) == 1.5,
+              "a1 with 2 active pairs: %llu VM assignments, phi_S %g %g (want 1, 1.5 1.5)",
+              static_cast<unsigned long long>(c.vms_assigned), r.assigned(b1), r.assigned(b2));
+  ITEST_CHECK(s.pairs[b1].assigned_token() == 1.5, "a1->b1 applied phi_S %g", s.pairs[b1].assigned_token());
+  r.round();
+  ITEST_CHECK(c.vms_assigned == 1 && r.assigned(b1) == 1.5, "round without changes: %llu VM assignments (want 1)",
+              static_cast<unsigned long long>(c.vms_assigned));
+  r.queue_frame(c1);
+  r.round();
+  ITEST_CHECK(c.vms_assigned == 2 && r.assigned(c1) == 2 && r.assigned(b1) == 1.5,
+              "a2 joins: %llu VM assignments, phi_S c1 %g b1 %g (want 2, 2, 1.5)",
+              static_cast<unsigned long long>(c.vms_assigned), r.assigned(c1), r.assigned(b1));
+  r.queue_frame(b3);
+  r.round();
+  ITEST_CHECK(c.vms_assigned == 3 && r.assigned(b1) == 1 && r.assigned(b2) == 1 && r.assigned(b3) == 1,
+              "a1 with 3: %llu VM assignments, phi_S %g %g %g (want 3, 1 1 1)",
+              static_cast<unsigned long long>(c.vms_assigned), r.assigned(b1), r.assigned(b2), r.assigned(b3));
+  s.mark_dirty(b1);
+  pipeline::publish_tokens(s);
+  r.round();
+  ITEST_CHECK(c.vms_assigned == 3, "same inputs published again: %llu VM assignments (want 3)",
+              static_cast<unsigned long long>(c.vms_assigned));
+  ITEST_CHECK(c.set_guarantee(100, 6).empty(), "set_guarantee");
+  r.round();
+  ITEST_CHECK(c.vms_assigned == 4 && r.assigned(b1) == 2 && r.assigned(b3) == 2 && r.assigned(c1) == 2,
+              "guarantee 6: %llu VM assignments, phi_S b1 %g b3 %g c1 %g (want 4, 2 2 2)",
+              static_cast<unsigned long long>(c.vms_assigned), r.assigned(b1), r.assigned(b3), r.assigned(c1));
+  ITEST_CHECK(s.pairs[b3].assigned_token() == 2, "a1->b3 applied phi_S %g", s.pairs[b3].assigned_token());
+
+  // ---- receiver side ----
+  const uint64_t passes = c.shards_admitted;
+  ITEST_CHECK(passes == 2, "receiver passes before any probe: %llu (want 2: the first round, the guarantee)",
+              static_cast<unsigned long long>(passes));
+  expect_response(r.fabric({probe(11, 256)}), 11, kWireUnbound, "b1's first probe (provisional 6)");
+  expect_response(r.fabric({probe(12, 256)}), 12, 192, "b2's first probe (provisional 3)");
+  expect_response(r.fabric({probe(13, 256)}), 13, 128, "b3's first probe (provisional 2)");
+  r.round();
+  ITEST_CHECK(c.shards_admitted == 3, "a round after new slots: %llu receiver passes (want 3)",
+              static_cast<unsigned long long>(c.shards_admitted));
+  expect_response(r.fabric({probe(11, 256)}), 11, 128, "b1 after the round (2)");
+  r.round();
+  ITEST_CHECK(c.shards_admitted == 3, "the same request again: %llu receiver passes (want 3)",
+              static_cast<unsigned long long>(c.shards_admitted));
+  const std::vector<wire::Message> fin = r.fabric({finish(13)});
+  ITEST_CHECK(fin.size() == 1 && fin[0].type == wire::MsgType::finish_ack, "b3's finish: %zu answers, want a finish-ack",
+              fin.size());
+  r.round();
+  ITEST_CHECK(c.shards_admitted == 4, "after b3's finish: %llu receiver passes (want 4)",
+              static_cast<unsigned long long>(c.shards_admitted));
+  expect_response(r.fabric({probe(11, 256)}), 11, 192, "b1 after b3 left (3)");
+  expect_response(r.fabric({probe(12, 64)}), 12, 192, "b2 asks 1 (answered with the last round's 3)");
+  r.round();
+  ITEST_CHECK(c.shards_admitted == 5, "after b2's new request: %llu receiver passes (want 5)",
+              static_cast<unsigned long long>(c.shards_admitted));
+  expect_response(r.fabric({probe(11, 256)}), 11, kWireUnbound, "b1 once b2 asks 1 (bar 5 >= 4)");
+  rte_ring_free(out);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || std::string(argv[1]).empty()) {
-    std::printf("SKIP: ufab-edge was not built (libdpdk or yaml-cpp not found)\n");
-    return 77;
-  }
-  const std::string prefix = "ufabrounds" + std::to_string(getpid());
-  std::vector<std::string> args = edge_eal(prefix, "0");
-  args.insert(args.begin(), "test_ufab_edge_token_rounds");
-  args.insert(args.end(), {"--vdev", "net_null0", "--vdev", "net_null1"});
-  std::vector<char*> eal_argv = c_argv(args);
-  {
-    dpdk::Eal eal(static_cast<int>(args.size()), eal_argv.data());
-    const edge::EdgeConfig cfg = edge::parse_config(kConfig, "rounds.yaml");
-    dpdk::PoolConfig pc;
-    pc.n_mbufs = 2047;
-    rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
-    rte_ring* out = rte_ring_create("rounds_out", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
-    ITEST_CHECK(pool != nullptr && out != nullptr, "mempool and ring");
-    pipeline::Edge e(cfg, kConfig, pool, 2, pipeline::make_layout(cfg, 2, {0}, 0));
-    pipeline::EdgeState& s = *e.shards[0];
-    s.tx[1].use_ring(out);
-    Rig r{e, s, pool, out};
-    const uint32_t b1 = r.pair(1, 11), b2 = r.pair(1, 12), b3 = r.pair(1, 13), c1 = r.pair(2, 21);
-    ITEST_CHECK(b1 < 4 && b2 < 4 && b3 < 4 && c1 < 4, "pairs a1->b1..b3, a2->c1: %u %u %u %u", b1, b2, b3, c1);
-    if (g_failures != 0) return 1;
-    pipeline::Control& c = e.control;
-
-    // ---- sender side ----
-    r.queue_frame(b1);
-    r.queue_frame(b2);
-    r.round();
-    ITEST_CHECK(c.vms_assigned == 1 && r.assigned(b1) == 1.5 && r.assigned(b2) == 1.5,
-                "a1 with 2 active pairs: %llu VM assignments, phi_S %g %g (want 1, 1.5 1.5)",
-                static_cast<unsigned long long>(c.vms_assigned), r.assigned(b1), r.assigned(b2));
-    ITEST_CHECK(s.pairs[b1].assigned_token() == 1.5, "a1->b1 applied phi_S %g", s.pairs[b1].assigned_token());
-    r.round();
-    ITEST_CHECK(c.vms_assigned == 1 && r.assigned(b1) == 1.5, "round without changes: %llu VM assignments (want 1)",
-                static_cast<unsigned long long>(c.vms_assigned));
-    r.queue_frame(c1);
-    r.round();
-    ITEST_CHECK(c.vms_assigned == 2 && r.assigned(c1) == 2 && r.assigned(b1) == 1.5,
-                "a2 joins: %llu VM assignments, phi_S c1 %g b1 %g (want 2, 2, 1.5)",
-                static_cast<unsigned long long>(c.vms_assigned), r.assigned(c1), r.assigned(b1));
-    r.queue_frame(b3);
-    r.round();
-    ITEST_CHECK(c.vms_assigned == 3 && r.assigned(b1) == 1 && r.assigned(b2) == 1 && r.assigned(b3) == 1,
-                "a1 with 3: %llu VM assignments, phi_S %g %g %g (want 3, 1 1 1)",
-                static_cast<unsigned long long>(c.vms_assigned), r.assigned(b1), r.assigned(b2), r.assigned(b3));
-    s.mark_dirty(b1);
-    pipeline::publish_tokens(s);
-    r.round();
-    ITEST_CHECK(c.vms_assigned == 3, "same inputs published again: %llu VM assignments (want 3)",
-                static_cast<unsigned long long>(c.vms_assigned));
-    ITEST_CHECK(c.set_guarantee(100, 6).empty(), "set_guarantee");
-    r.round();
-    ITEST_CHECK(c.vms_assigned == 4 && r.assigned(b1) == 2 && r.assigned(b3) == 2 && r.assigned(c1) == 2,
-                "guarantee 6: %llu VM assignments, phi_S b1 %g b3 %g c1 %g (want 4, 2 2 2)",
-                static_cast<unsigned long long>(c.vms_assigned), r.assigned(b1), r.assigned(b3), r.assigned(c1));
-    ITEST_CHECK(s.pairs[b3].assigned_token() == 2, "a1->b3 applied phi_S %g", s.pairs[b3].assigned_token());
-
-    // ---- receiver side ----
-    const uint64_t passes = c.shards_admitted;
-    ITEST_CHECK(passes == 2, "receiver passes before any probe: %llu (want 2: the first round, the guarantee)",
-                static_cast<unsigned long long>(passes));
-    expect_response(r.fabric({probe(11, 256)}), 11, kWireUnbound, "b1's first probe (provisional 6)");
-    expect_response(r.fabric({probe(12, 256)}), 12, 192, "b2's first probe (provisional 3)");
-    expect_response(r.fabric({probe(13, 256)}), 13, 128, "b3's first probe (provisional 2)");
-    r.round();
-    ITEST_CHECK(c.shards_admitted == 3, "a round after new slots: %llu receiver passes (want 3)",
-                static_cast<unsigned long long>(c.shards_admitted));
-    expect_response(r.fabric({probe(11, 256)}), 11, 128, "b1 after the round (2)");
-    r.round();
-    ITEST_CHECK(c.shards_admitted == 3, "the same request again: %llu receiver passes (want 3)",
-                static_cast<unsigned long long>(c.shards_admitted));
-    const std::vector<wire::Message> fin = r.fabric({finish(13)});
-    ITEST_CHECK(fin.size() == 1 && fin[0].type == wire::MsgType::finish_ack, "b3's finish: %zu answers, want a finish-ack",
-                fin.size());
-    r.round();
-    ITEST_CHECK(c.shards_admitted == 4, "after b3's finish: %llu receiver passes (want 4)",
-                static_cast<unsigned long long>(c.shards_admitted));
-    expect_response(r.fabric({probe(11, 256)}), 11, 192, "b1 after b3 left (3)");
-    expect_response(r.fabric({probe(12, 64)}), 12, 192, "b2 asks 1 (answered with the last round's 3)");
-    r.round();
-    ITEST_CHECK(c.shards_admitted == 5, "after b2's new request: %llu receiver passes (want 5)",
-                static_cast<unsigned long long>(c.shards_admitted));
-    expect_response(r.fabric({probe(11, 256)}), 11, kWireUnbound, "b1 once b2 asks 1 (bar 5 >= 4)");
-    rte_ring_free(out);
-  }
-  remove_dpdk_runtime(prefix);
-  if (g_failures != 0) {
-    std::printf("%d checks failed\n", g_failures);
-    return 1;
-  }
-  std::printf(
-      "PASS: Alg. 1 rounds recompute only changed VMs (4 assignments over 7 rounds) and shards (5 passes), "
-      "with the hand-computed phi_S and phi_D\n");
-  return 0;
+  return run_in_process(argc, argv, "test_ufab_edge_token_rounds", check_rounds,
+                        "PASS: Alg. 1 rounds recompute only changed VMs (4 assignments over 7 rounds) and shards "
+                        "(5 passes), with the hand-computed phi_S and phi_D");
 }
