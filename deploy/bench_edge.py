@@ -293,6 +293,9 @@ def edge_rate(out, warmup_s, thread=None):
          "seconds": dt, "conserved": b["conserved"] == "1", "queued_end": int(b["queued"]),
          "generated_per_s": (int(b["generated"]) - int(a["generated"])) / dt,
          "token_rounds_per_s": (int(b["token_rounds"]) - int(a["token_rounds"])) / dt,
+         # data frames that left on arrival, unqueued (params.sched_bypass)
+         "bypassed_share": ((int(b.get("bypassed", 0)) - int(a.get("bypassed", 0)))
+                            / max(1, int(b["encap"]) - int(a["encap"]))),
          "drops_total": drops}
     if thread is not None:
         r["control_lcore_cpu_share"] = control_share
@@ -439,20 +442,22 @@ def main():
                 print(f"  ufab-edge {m:7s} {ln:5d} B {n:5d} active pairs, answering fabric: {r['mpps']:6.2f} Mpps data per"
                       f" CPU-second [{r['mpps_wall']:.2f} per wall second, core share {r['cpu_share']:.2f}]"
                       f" ({r['generated_per_s'] / 1e3:.0f} K control frames/s, {r['token_rounds_per_s']:.0f} token rounds/s;"
+                      f" {r['bypassed_share'] * 100:.0f}% bypassed;"
                       f" conserved={int(r['conserved'])}; the fabric answered {t.get('answered', '?')},"
                       f" could not send {t.get('tx_full', '?')}, conserved={t.get('conserved', '?')})")
             elif one:
                 print(f"  ufab-edge {m:7s} {ln:5d} B {n:5d} active pairs: {r['mpps']:6.2f} Mpps data per CPU-second"
                       f" [{r['mpps_wall']:.2f} per wall second, core share {r['cpu_share']:.2f}]"
                       f" ({r['tx_mpps']:.2f} Mpps all fabric TX incl. {r['generated_per_s'] / 1e3:.0f} K control frames/s;"
-                      f" conserved={int(r['conserved'])})")
+                      f" {r['bypassed_share'] * 100:.0f}% bypassed; conserved={int(r['conserved'])})")
             else:
                 cs = r["control_lcore_cpu_share"]
                 print(f"  ufab-edge per worker core, control on lcore 0, {m} {ln:5d} B {n:5d} active pairs:"
                       f" {r['mpps']:6.2f} Mpps data per worker CPU-second"
                       f" [{r['mpps_wall']:.2f} per wall second, worker core share {r['cpu_share']:.2f}]"
                       f" ({r['tx_mpps']:.2f} Mpps all fabric TX incl. {r['generated_per_s'] / 1e3:.0f} K control frames/s;"
-                      f" conserved={int(r['conserved'])}); control lcore: CPU share {fmt(cs)},"
+                      f" {r['bypassed_share'] * 100:.0f}% bypassed; conserved={int(r['conserved'])});"
+                      f" control lcore: CPU share {fmt(cs)},"
                       f" {r['token_rounds_per_s']:.0f} token rounds/s of {1e6 / modes[m]:.0f} due")
 
     for ln in lengths:
