@@ -151,7 +151,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
     cand[q++] = cand[i];
   }
   bool accepted[TxBuffer::kCap], bypassed[TxBuffer::kCap];
-  if (s.bypass_on()) {
+  if (s.bypass_on() && s.sched.bypass_possible()) {
     // Only a pair that is sending (joined a path): one still selecting or
     // idle learns of its demand from its queue (VmPair::poll's backlogged),
     // and with params.window_gating off its window is open regardless.

@@ -399,6 +399,10 @@ class HierScheduler {
   // counts) and true is returned: the packet stays the caller's to send. The
   // WFQ start tags and virtual time do not advance for it (as for a packet
   // that never met contention). False: enqueue() it as usual.
+  // Whether any packet may bypass now (no pair eligible, pacing off):
+  // enqueue() alone cannot make it true, so a burst that starts without it
+  // bypasses nothing.
+  bool bypass_possible() const { return active_mask_ == 0 && !pacing_on_; }
   bool try_bypass(uint32_t pair, uint32_t len) {
     if (active_mask_ != 0 || pacing_on_ || pair >= cfg_.max_pairs || len - 1 >= kMaxPacketLen) return false;
     Pair& pr = pairs_[pair];

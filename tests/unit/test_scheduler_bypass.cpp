@@ -79,7 +79,9 @@ TEST(Bypass, TheWindowGatesItAsItGatesTheQueue) {
 
 TEST(Bypass, NotWhileAnyPairIsEligibleOrThePairHasAQueue) {
   Sched s = make(1000);
+  EXPECT_TRUE(s.bypass_possible());
   ASSERT_TRUE(s.enqueue(5, 0, 55, 100));  // pair 5 eligible: the rounds are not empty
+  EXPECT_FALSE(s.bypass_possible());
   EXPECT_FALSE(s.try_bypass(0, 100));
   EXPECT_EQ(picks(s), std::vector<uint32_t>{5});
   EXPECT_TRUE(s.try_bypass(0, 100));     // empty again
@@ -111,6 +113,7 @@ TEST(Bypass, NeverWithPacingOnOrForUnknownPairsOrBadLengths) {
   EXPECT_FALSE(s.try_bypass(0, 0));
   EXPECT_FALSE(s.try_bypass(0, 65536));
   ASSERT_TRUE(s.set_pair_rate(7, 1e6));  // pacing on for the scheduler
+  EXPECT_FALSE(s.bypass_possible());
   EXPECT_FALSE(s.try_bypass(0, 100));
   EXPECT_EQ(s.counters().bypassed, 0u);
   EXPECT_EQ(s.counters().enqueued, 0u);
