@@ -175,8 +175,10 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
       s.stats.drop(port, Drop::queue_full);
       rte_pktmbuf_free(cand[i]);
     }
-  s.stats.bypassed += nb;
-  send_data(s, cand, lens, pair, nb, now);
+  if (nb != 0) {
+    s.stats.bypassed += nb;
+    send_data(s, cand, lens, pair, nb, now);
+  }
 }
 
 }  // namespace ufab::pipeline

@@ -406,9 +406,7 @@ class HierScheduler {
   bool try_bypass(uint32_t pair, uint32_t len) {
     if (active_mask_ != 0 || pacing_on_ || pair >= cfg_.max_pairs || len - 1 >= kMaxPacketLen) return false;
     Pair& pr = pairs_[pair];
-    const uint32_t need = cfg_.window_whole_packets ? 1 : len;
-    if (pr.state != PairState::kIdle || pr.window == 0 || (pr.inflight != 0 && pr.inflight + need > pr.window))
-      return false;
+    if (pr.state != PairState::kIdle || !fits(pr, len)) return false;
     pr.inflight += len;
     ++ctr_.enqueued;
     ++ctr_.dequeued;
@@ -671,8 +669,9 @@ class HierScheduler {
   // flow records are fl) has backlog.
   // With cfg_.window_whole_packets the window is rounded up to whole
   // packets: the head may leave while inflight < window.
-  bool head_fits(const Flow* fl, const Pair& pr) const {
-    const uint32_t len = fl[pr.flow_head].link.len;
+  bool head_fits(const Flow* fl, const Pair& pr) const { return fits(pr, fl[pr.flow_head].link.len); }
+  // Whether the pair's window admits a packet of len bytes now.
+  bool fits(const Pair& pr, uint32_t len) const {
     const uint32_t need = cfg_.window_whole_packets ? 1 : len;
     return pr.window != 0 && (pr.inflight == 0 || pr.inflight + need <= pr.window);
   }

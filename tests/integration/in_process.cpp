@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <string>
-#include <vector>
+#include <cstring>
+#include <stdexcept>
 
 #include "edge/dpdk/eal.hpp"
+#include "edge/dpdk/mempool.hpp"
+#include "pipeline/layout.hpp"
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
 
@@ -33,6 +35,69 @@ int run_in_process(int argc, char** argv, const char* name, const std::function<
   }
   std::printf("%s\n", pass_line);
   return 0;
+}
+
+namespace {
+
+rte_mempool* make_pool(const std::string& tag) {
+  dpdk::PoolConfig pc;
+  pc.n_mbufs = 2047;
+  pc.name = "rig_pool_" + tag;
+  return dpdk::create_pktmbuf_pool(pc);  // throws on failure
+}
+
+rte_ring* make_ring(const std::string& tag) {
+  rte_ring* r = rte_ring_create(("rig_out_" + tag).c_str(), 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
+  if (r == nullptr) throw std::runtime_error("cannot create ring rig_out_" + tag);
+  return r;
+}
+
+std::unique_ptr<pipeline::Edge> make_edge(const edge::EdgeConfig& cfg, const std::string& text, rte_mempool* pool) {
+  return std::make_unique<pipeline::Edge>(cfg, text, pool, 2, pipeline::make_layout(cfg, 2, {0}, 0));
+}
+
+}  // namespace
+
+EdgeRig::EdgeRig(const std::string& config_text, const std::string& tag)
+    : cfg_(edge::parse_config(config_text, "rig.yaml")),
+      pool_(make_pool(tag)),
+      fabric_out_(make_ring(tag)),
+      edge_(make_edge(cfg_, config_text, pool_)),
+      e(*edge_),
+      s(*edge_->shards[0]) {
+  s.tx[1].use_ring(fabric_out_);
+}
+
+EdgeRig::~EdgeRig() {
+  edge_.reset();  // its queued frames go back to the pool first
+  for (rte_mbuf* m : fabric_tx()) rte_pktmbuf_free(m);
+  rte_ring_free(fabric_out_);
+  rte_mempool_free(pool_);
+}
+
+uint32_t EdgeRig::pair(uint32_t local_id, uint32_t remote_id) const {
+  const uint32_t wire_id = local_id << 16 | remote_id;
+  return s.wire_pairs.lookup(&wire_id);
+}
+
+rte_mbuf* EdgeRig::mbuf(const Frame& f, uint16_t port) {
+  rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+  char* d = m != nullptr ? rte_pktmbuf_append(m, static_cast<uint16_t>(f.size())) : nullptr;
+  if (d == nullptr) {
+    rte_pktmbuf_free(m);
+    return nullptr;
+  }
+  std::memcpy(d, f.data(), f.size());
+  m->port = port;
+  return m;
+}
+
+std::vector<rte_mbuf*> EdgeRig::fabric_tx() {
+  if (edge_ != nullptr) s.tx[1].flush();
+  std::vector<rte_mbuf*> out;
+  void* obj = nullptr;
+  while (rte_ring_dequeue(fabric_out_, &obj) == 0) out.push_back(static_cast<rte_mbuf*>(obj));
+  return out;
 }
 
 }  // namespace ufab::itest

@@ -3,7 +3,19 @@
 // started; a test points a TX buffer at an rte_ring to read what leaves).
 #pragma once
 
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "edge/config.hpp"
+#include "pipeline/edge.hpp"
+#include "tests/integration/pcap_io.hpp"
 
 namespace ufab::itest {
 
@@ -11,5 +23,35 @@ namespace ufab::itest {
 // runs body inside the EAL, removes its runtime files, and prints
 // pass_line (returns 0) or the number of failed checks (returns 1).
 int run_in_process(int argc, char** argv, const char* name, const std::function<void()>& body, const char* pass_line);
+
+// A real pipeline::Edge made from a configuration text, one lcore (the
+// only worker is shard 0), its fabric port's (1) TX buffer into a ring the
+// test reads. `tag` keeps the pool's and ring's names unique in the
+// process. Inside run_in_process's body only.
+class EdgeRig {
+ public:
+  EdgeRig(const std::string& config_text, const std::string& tag);
+  ~EdgeRig();
+  EdgeRig(const EdgeRig&) = delete;
+  EdgeRig& operator=(const EdgeRig&) = delete;
+
+  // The pair of local VM id -> remote VM id (kMiss if none).
+  uint32_t pair(uint32_t local_id, uint32_t remote_id) const;
+  // f in a fresh mbuf received on `port` (nullptr when the pool is empty).
+  rte_mbuf* mbuf(const Frame& f, uint16_t port);
+  // What the edge sent to the fabric port since the last call (flushes its
+  // TX buffer first); the caller frees the mbufs.
+  std::vector<rte_mbuf*> fabric_tx();
+
+ private:
+  edge::EdgeConfig cfg_;  // outlives the Edge, which refers to it
+  rte_mempool* pool_ = nullptr;
+  rte_ring* fabric_out_ = nullptr;
+  std::unique_ptr<pipeline::Edge> edge_;
+
+ public:
+  pipeline::Edge& e;
+  pipeline::EdgeState& s;
+};
 
 }  // namespace ufab::itest

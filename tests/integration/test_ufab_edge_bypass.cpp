@@ -21,18 +21,12 @@
 //
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
 #include <rte_mbuf.h>
-#include <rte_ring.h>
 
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "control/vm_pair.hpp"
-#include "edge/config.hpp"
-#include "edge/dpdk/mempool.hpp"
-#include "pipeline/edge.hpp"
-#include "pipeline/layout.hpp"
 #include "pipeline/stages.hpp"
 #include "probe/wire.hpp"
 #include "tests/integration/check.hpp"
@@ -68,37 +62,23 @@ struct Out {
   size_t control = 0;
 };
 
-struct Rig {
-  pipeline::Edge& e;
-  pipeline::EdgeState& s;
-  rte_mempool* pool;
-  rte_ring* fabric_out;
+struct Rig : EdgeRig {
+  using EdgeRig::EdgeRig;
   Nanos now = 1'000'000;
 
-  uint32_t pair(uint32_t remote_id) {
-    const uint32_t wire_id = 1u << 16 | remote_id;
-    return s.wire_pairs.lookup(&wire_id);
-  }
   // One burst from a1's port: frames to dst[i] with UDP source port seq[i].
   void burst(const std::vector<uint32_t>& dst, const std::vector<uint16_t>& seq, size_t payload) {
     std::vector<rte_mbuf*> ms;
     for (size_t i = 0; i < dst.size(); ++i) {
-      const Frame f = vm_frame(kA1, dst[i], seq[i], payload, static_cast<uint8_t>(seq[i]));
-      rte_mbuf* m = rte_pktmbuf_alloc(pool);
-      char* d = m != nullptr ? rte_pktmbuf_append(m, static_cast<uint16_t>(f.size())) : nullptr;
-      if (d == nullptr) return;
-      std::memcpy(d, f.data(), f.size());
-      m->port = 0;
+      rte_mbuf* m = mbuf(vm_frame(kA1, dst[i], seq[i], payload, static_cast<uint8_t>(seq[i])), 0);
+      if (m == nullptr) return;
       ms.push_back(m);
     }
     pipeline::vm_frames(s, 0, ms.data(), static_cast<uint16_t>(ms.size()), now);
   }
   Out drain() {
-    s.tx[1].flush();
     Out o;
-    void* obj = nullptr;
-    while (rte_ring_dequeue(fabric_out, &obj) == 0) {
-      rte_mbuf* m = static_cast<rte_mbuf*>(obj);
+    for (rte_mbuf* m : fabric_tx()) {
       const std::span<const uint8_t> fr(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m));
       wire::FrameView v;
       if (wire::parse_frame(fr, v) == wire::WireError::ok) {
@@ -127,20 +107,9 @@ struct Rig {
 // Without window gating, step 1 only (5).
 void run(bool bypass, bool gating = true) {
   const std::string cfg_text = config(bypass, gating);
-  const edge::EdgeConfig cfg = edge::parse_config(cfg_text, "bypass.yaml");
-  dpdk::PoolConfig pc;
-  pc.n_mbufs = 2047;
-  const std::string tag = std::to_string(bypass) + std::to_string(gating);
-  pc.name = "bypass_pool_" + tag;
-  rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
-  rte_ring* out = rte_ring_create(("bypass_out_" + tag).c_str(), 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
-  ITEST_CHECK(pool != nullptr && out != nullptr, "mempool and ring");
-  if (pool == nullptr || out == nullptr) return;
-  pipeline::Edge e(cfg, cfg_text, pool, 2, pipeline::make_layout(cfg, 2, {0}, 0));
-  pipeline::EdgeState& s = *e.shards[0];
-  s.tx[1].use_ring(out);
-  Rig r{e, s, pool, out};
-  const uint32_t b1 = r.pair(11), b2 = r.pair(12);
+  Rig r(cfg_text, "bypass" + std::to_string(bypass) + std::to_string(gating));
+  pipeline::EdgeState& s = r.s;
+  const uint32_t b1 = r.pair(1, 11), b2 = r.pair(1, 12);
   const char* mode = !gating ? "bypass on, no window gating" : bypass ? "bypass on" : "bypass off";
   ITEST_CHECK(b1 < 2 && b2 < 2, "%s: pairs a1->b1 %u, a1->b2 %u", mode, b1, b2);
   if (g_failures != 0) return;

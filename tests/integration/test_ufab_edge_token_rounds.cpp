@@ -27,24 +27,18 @@
 //
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
 #include <rte_mbuf.h>
-#include <rte_ring.h>
 
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "control/vm_pair.hpp"
-#include "edge/config.hpp"
-#include "edge/dpdk/mempool.hpp"
-#include "pipeline/edge.hpp"
-#include "pipeline/layout.hpp"
 #include "pipeline/stages.hpp"
 #include "probe/wire.hpp"
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
-#include "tests/integration/in_process.hpp"
 #include "tests/integration/frames.hpp"
+#include "tests/integration/in_process.hpp"
 
 namespace {
 
@@ -69,22 +63,15 @@ remote_vms:
 )";
 constexpr uint32_t kHostB = 0x0a000002;  // 10.0.0.2
 
-struct Rig {
-  pipeline::Edge& e;
-  pipeline::EdgeState& s;
-  rte_mempool* pool;
-  rte_ring* fabric_out;
+struct Rig : EdgeRig {
+  using EdgeRig::EdgeRig;
   Nanos now = 1'000'000;
 
-  uint32_t pair(uint32_t local_id, uint32_t remote_id) {
-    const uint32_t wire_id = local_id << 16 | remote_id;
-    return s.wire_pairs.lookup(&wire_id);
-  }
   // A frame queued for the pair (its queue goes from empty to backlogged),
   // then the worker's publish.
   void queue_frame(uint32_t p) {
-    rte_mbuf* m = rte_pktmbuf_alloc(pool);
-    if (m == nullptr || rte_pktmbuf_append(m, 100) == nullptr) return;
+    rte_mbuf* m = mbuf(Frame(100, 0), 0);
+    if (m == nullptr) return;
     if (!s.sched.enqueue(p, 0, m, 100)) rte_pktmbuf_free(m);
     s.on_enqueued(p, now);
     pipeline::publish_tokens(s);
@@ -99,19 +86,13 @@ struct Rig {
   std::vector<wire::Message> fabric(const std::vector<Frame>& in) {
     std::vector<rte_mbuf*> ms;
     for (const Frame& f : in) {
-      rte_mbuf* m = rte_pktmbuf_alloc(pool);
-      char* d = m != nullptr ? rte_pktmbuf_append(m, static_cast<uint16_t>(f.size())) : nullptr;
-      if (d == nullptr) return {};
-      std::memcpy(d, f.data(), f.size());
-      m->port = 1;
+      rte_mbuf* m = mbuf(f, 1);
+      if (m == nullptr) return {};
       ms.push_back(m);
     }
     pipeline::fabric_frames(s, ms.data(), static_cast<uint16_t>(ms.size()), now);
-    s.tx[1].flush();
     std::vector<wire::Message> out;
-    void* obj = nullptr;
-    while (rte_ring_dequeue(fabric_out, &obj) == 0) {
-      rte_mbuf* m = static_cast<rte_mbuf*>(obj);
+    for (rte_mbuf* m : fabric_tx()) {
       const std::span<const uint8_t> fr(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m));
       wire::FrameView v;
       wire::Message msg;
@@ -140,20 +121,12 @@ void expect_response(const std::vector<wire::Message>& got, uint32_t remote_id, 
 }
 
 void check_rounds() {
-  const edge::EdgeConfig cfg = edge::parse_config(kConfig, "rounds.yaml");
-  dpdk::PoolConfig pc;
-  pc.n_mbufs = 2047;
-  rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
-  rte_ring* out = rte_ring_create("rounds_out", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
-  ITEST_CHECK(pool != nullptr && out != nullptr, "mempool and ring");
-  pipeline::Edge e(cfg, kConfig, pool, 2, pipeline::make_layout(cfg, 2, {0}, 0));
-  pipeline::EdgeState& s = *e.shards[0];
-  s.tx[1].use_ring(out);
-  Rig r{e, s, pool, out};
+  Rig r(kConfig, "rounds");
+  pipeline::EdgeState& s = r.s;
   const uint32_t b1 = r.pair(1, 11), b2 = r.pair(1, 12), b3 = r.pair(1, 13), c1 = r.pair(2, 21);
   ITEST_CHECK(b1 < 4 && b2 < 4 && b3 < 4 && c1 < 4, "pairs a1->b1..b3, a2->c1: %u %u %u %u", b1, b2, b3, c1);
   if (g_failures != 0) return;
-  pipeline::Control& c = e.control;
+  pipeline::Control& c = r.e.control;
 
   // ---- sender side ----
   r.queue_frame(b1);
@@ -214,7 +187,6 @@ void check_rounds() {
   ITEST_CHECK(c.shards_admitted == 5, "after b2's new request: %llu receiver passes (want 5)",
               static_cast<unsigned long long>(c.shards_admitted));
   expect_response(r.fabric({probe(11, 256)}), 11, kWireUnbound, "b1 once b2 asks 1 (bar 5 >= 4)");
-  rte_ring_free(out);
 }
 
 }  // namespace
