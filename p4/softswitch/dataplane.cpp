@@ -16,6 +16,7 @@ Dataplane::Dataplane(swmodel::SwitchModel& model, std::vector<EgressPort>& ports
     : model_(model), ports_(ports), burst_(static_cast<uint16_t>(std::min<size_t>(burst, kMaxBurst))) {
   frame_.reserve(kFrameCap);
   stats_.ports.resize(ports_.size());
+  capture_.assign(ports_.size(), nullptr);
 }
 
 // Ingress pipeline on a copy of the frame (the model may rewrite it: the
@@ -70,6 +71,9 @@ uint32_t Dataplane::receive(uint16_t port, Nanos now) {
   // descheduled after reading its time would otherwise date frames that
   // arrived meanwhile too early, and the delay line would release them early.
   if (n != 0 && live_clock_ != nullptr) now = std::max(now, live_clock_->now());
+  if (PortCapture* const cap = capture_[port]; unlikely(cap != nullptr))
+    for (uint16_t i = 0; i < n; ++i)
+      cap->write(rte_pktmbuf_mtod(pkts[i], const uint8_t*), rte_pktmbuf_data_len(pkts[i]), rte_pktmbuf_pkt_len(pkts[i]), now);
   for (uint16_t i = 0; i < n; ++i) ingress_one(pkts[i], port, now);
   return n;
 }

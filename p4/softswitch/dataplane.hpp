@@ -12,6 +12,7 @@
 #include "control/clock.hpp"
 #include "edge/dpdk/tsc_clock.hpp"
 #include "p4/model/switch_model.hpp"
+#include "p4/softswitch/capture.hpp"
 #include "p4/softswitch/counters.hpp"
 #include "p4/softswitch/egress_port.hpp"
 #include "p4/softswitch/options.hpp"
@@ -56,6 +57,9 @@ class Dataplane {
   // Frees whatever is still queued (at exit, after the final report).
   void flush();
 
+  // --capture: frames received on `port` go to `c` too (null: none).
+  void set_capture(uint16_t port, PortCapture* c) { capture_.at(port) = c; }
+
   const CoreStats& stats() const { return stats_; }
   const std::vector<QueueSample>& samples() const { return samples_; }
 
@@ -77,6 +81,7 @@ class Dataplane {
   CoreStats stats_;
   std::vector<QueueSample> samples_;
   std::vector<uint64_t> last_tx_bytes_;
+  std::vector<PortCapture*> capture_;  // per port, null when not captured
   std::vector<int8_t> link_;  // last link status seen: -1 unknown, 0 down, 1 up
   const dpdk::TscClock* live_clock_ = nullptr;  // run(): frames are dated when taken (null with a fake clock)
 };

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <vector>
 
 #include "edge/dpdk/eal.hpp"
@@ -104,6 +105,17 @@ int run(int argc, char** argv) {
   lc.watch_links = opt.watch_links;
   lc.sample_ns = opt.queue_log.empty() ? 0 : opt.sample_ns;
   const dpdk::TscClock clock;
+  std::vector<std::unique_ptr<core::PortCapture>> captures;
+  if (!opt.captures.empty()) {  // pcap timestamps: wall time = clock + (realtime0 - clock0)
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    const int64_t wall_offset =
+        static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec - static_cast<int64_t>(clock.now());
+    for (const auto& [port, path] : opt.captures) {
+      captures.push_back(std::make_unique<core::PortCapture>(path, wall_offset));
+      dp.set_capture(port, captures.back().get());
+    }
+  }
   if (opt.t0_ns != 0) {  // scenario time = monotonic - t0 = clock + (mono0 - clock0 - t0)
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -113,8 +125,20 @@ int run(int argc, char** argv) {
   dp.run(lc, clock, &g_stop);
   if (!opt.queue_log.empty()) write_queue_log(opt.queue_log, dp.samples(), opt.sample_ns);
   dp.flush();
+  int rc = 0;
+  for (size_t i = 0; i < captures.size(); ++i) {
+    std::string error;
+    const bool ok = captures[i]->close(error);
+    std::printf("ufab-core capture port %u: %llu frames to %s%s\n", opt.captures[i].first,
+                static_cast<unsigned long long>(captures[i]->frames()), opt.captures[i].second.c_str(),
+                ok ? "" : " (write failed)");
+    if (!ok) {
+      std::fprintf(stderr, "ufab-core: %s\n", error.c_str());
+      rc = 1;
+    }
+  }
   for (uint16_t p = 0; p < n_ports; ++p) dpdk::close_port(p);
-  return 0;
+  return rc;
 }
 
 }  // namespace

@@ -86,7 +86,7 @@ auto parse_list(std::string_view s, F&& one) {
 
 enum Opt : int {
   kPortCaps = 256, kDelayUs, kQueueBytes, kAgingS, kTxShift, kStatsInterval, kBurst, kMbufs,
-  kFakeClock, kExitIdle, kRoute, kDownPorts, kEvent, kT0, kWatchLinks, kQueueLog, kSampleMs, kBurstUs, kLinkWait, kHelp,
+  kFakeClock, kExitIdle, kRoute, kDownPorts, kEvent, kT0, kWatchLinks, kQueueLog, kCapture, kSampleMs, kBurstUs, kLinkWait, kHelp,
 };
 
 }  // namespace
@@ -109,6 +109,7 @@ CoreOptions parse_options(std::span<char*> args) {
       {"t0-ns", required_argument, nullptr, kT0},
       {"watch-links", no_argument, nullptr, kWatchLinks},
       {"queue-log", required_argument, nullptr, kQueueLog},
+      {"capture", required_argument, nullptr, kCapture},
       {"sample-ms", required_argument, nullptr, kSampleMs},
       {"burst-us", required_argument, nullptr, kBurstUs},
       {"link-wait-ms", required_argument, nullptr, kLinkWait},
@@ -153,6 +154,13 @@ CoreOptions parse_options(std::span<char*> args) {
       case kT0: o.t0_ns = parse_u64("--t0-ns", v, 1, UINT64_MAX); break;
       case kWatchLinks: o.watch_links = true; break;
       case kQueueLog: o.queue_log = std::string(v); break;
+      case kCapture: {
+        const size_t eq = v.find('=');
+        if (eq == std::string_view::npos || eq + 1 == v.size()) bad("--capture", v, "is not PORT=FILE");
+        o.captures.emplace_back(static_cast<uint16_t>(parse_u64("--capture", v.substr(0, eq), 0, 255)),
+                                std::string(v.substr(eq + 1)));
+        break;
+      }
       case kLinkWait: o.link_wait_ms = static_cast<uint32_t>(parse_u64("--link-wait-ms", v, 0, 60'000)); break;
       case kBurstUs: o.burst_ns = parse_u64("--burst-us", v, 1, 1'000'000) * kUs; break;
       case kSampleMs: o.sample_ns = parse_u64("--sample-ms", v, 1, 60'000) * kMs; break;
@@ -192,6 +200,14 @@ void validate_for_ports(const CoreOptions& o, uint16_t n_ports) {
     if (e.port >= n_ports)
       throw OptionError("--event: port " + std::to_string(e.port) + " does not exist (" + std::to_string(n_ports) +
                         " ports)");
+  for (size_t i = 0; i < o.captures.size(); ++i) {
+    const uint16_t p = o.captures[i].first;
+    if (p >= n_ports)
+      throw OptionError("--capture: port " + std::to_string(p) + " does not exist (" + std::to_string(n_ports) +
+                        " ports)");
+    for (size_t j = 0; j < i; ++j)
+      if (o.captures[j].first == p) throw OptionError("--capture: port " + std::to_string(p) + " is captured twice");
+  }
   if (n_ports > 256) throw OptionError("ufab-core handles at most 256 ports (a hop record's port is 8 bits)");
 }
 
@@ -233,6 +249,10 @@ Options (per-port lists: one value for every port, or one value per port):
   --queue-log FILE         at exit, write per port and sample: the peak queue
                            bytes and the bytes sent (CSV t_s,port,queue_peak_bytes,
                            tx_bytes,tx_mbps).
+  --capture P=FILE         write every frame received on port P to FILE (pcap,
+                           as it arrived, dated when its burst was taken), in
+                           the order its peer sent them; repeatable, one file
+                           per port. For tests and debugging: a copy per frame.
   --burst-us N             shaper depth: the burst a port may send back to back
                            after idling, in µs at its rate (at least one 1518 B
                            frame). Default 20.

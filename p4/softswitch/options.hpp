@@ -6,6 +6,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "control/clock.hpp"
@@ -43,6 +44,7 @@ struct CoreOptions {
   uint64_t t0_ns = 0;                                       // --t0-ns: scenario time 0 (CLOCK_MONOTONIC); 0: start
   bool watch_links = false;                                 // --watch-links: follow the PMD's link status
   std::string queue_log;                                    // --queue-log FILE: per-port queue/tx samples (CSV)
+  std::vector<std::pair<uint16_t, std::string>> captures;   // --capture P=FILE: frames received on P (pcap)
   Nanos sample_ns = 10 * kMs;
   Nanos burst_ns = 20 * kUs;
   uint32_t link_wait_ms = 2000;                             // --link-wait-ms: wait for link up per port at start                                // --burst-us: shaper depth at the line rate                               // --sample-ms

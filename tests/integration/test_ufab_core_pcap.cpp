@@ -9,7 +9,10 @@
 // delay 0 and enough shaper credit a frame leaves in the poll it arrived, so
 // it is stamped at now = k µs with queue depth 0 (tx_l is compared exactly).
 // Then it checks the drop counters by reason, rx = tx + queued + dropped,
-// and each link's Φ_l and W_l.
+// and each link's Φ_l and W_l. --capture 0=FILE mirrors port 0's input: the
+// file holds every input frame, unchanged and in order, 1 µs apart (one per
+// poll); --capture of a port that does not exist, twice the same port, or
+// without "=FILE" is refused with the option named (exit 2).
 //
 // argv[1]: path of ufab-core, or empty when DPDK was not found (exit 77).
 #include <unistd.h>
@@ -122,7 +125,8 @@ int main(int argc, char** argv) {
   }
   args.insert(args.end(), {"--", "--fake-clock", std::to_string(kTick), "--burst", "1", "--exit-after-idle-ms",
                            "300", "--stats-interval", "0", "--route", "10.9.9.9=2", "--down-ports",
-                           std::to_string(kDownPort), "--port-caps", "10G,10G,10G,1G", "--queue-bytes", "65536"});
+                           std::to_string(kDownPort), "--port-caps", "10G,10G,10G,1G", "--queue-bytes", "65536",
+                           "--capture", "0=" + dir + "/capture0.pcap"});
   const itest::RunResult r = itest::run_with_deadline(args, dir + "/stdout.txt", dir + "/stderr.txt", 40);
   for (const char* base : {"/var/run/dpdk/", "/tmp/dpdk/"}) fs::remove_all(std::string(base) + prefix);
   const std::string out = itest::read_file(dir + "/stdout.txt");
@@ -163,6 +167,37 @@ int main(int argc, char** argv) {
       stamped_tx = m.hop[0].tx;
   }
   ITEST_CHECK(stamped_tx > 0, "the reference stamped tx_l = 0: the test does not exercise tx_l");
+
+  // The mirror of port 0: the inputs as they arrived, one per poll.
+  const std::vector<Frame> mirrored = fs::exists(dir + "/capture0.pcap") ? itest::read_pcap(dir + "/capture0.pcap")
+                                                                         : std::vector<Frame>{};
+  ITEST_CHECK(mirrored == inputs, "--capture 0: %zu frames, want the %zu inputs unchanged and in order",
+              mirrored.size(), inputs.size());
+  if (mirrored.size() == inputs.size()) {
+    const std::vector<uint64_t> t = itest::read_pcap_times_us(dir + "/capture0.pcap");
+    bool one_us = true;
+    for (size_t i = 1; i < t.size(); ++i) one_us = one_us && t[i] - t[i - 1] == kTick / 1000;
+    ITEST_CHECK(one_us, "--capture 0: frames are not 1 us apart (the k-th poll runs at k us)");
+  }
+  ITEST_CHECK(out.find("ufab-core capture port 0: " + std::to_string(inputs.size()) + " frames to") != std::string::npos,
+              "no capture line with %zu frames in the output", inputs.size());
+
+  // Bad --capture values: refused with the option named, exit 2.
+  const std::pair<std::vector<std::string>, std::string> refused[] = {
+      {{"--capture", "9=" + dir + "/x.pcap"}, "--capture: port 9 does not exist (4 ports)"},
+      {{"--capture", "0"}, "--capture: '0' is not PORT=FILE"},
+      {{"--capture", "1=" + dir + "/a.pcap", "--capture", "1=" + dir + "/b.pcap"}, "--capture: port 1 is captured twice"},
+  };
+  for (const auto& [extra, why] : refused) {
+    std::vector<std::string> bad(args.begin(), args.end() - 2);  // without the good --capture
+    bad.insert(bad.end(), extra.begin(), extra.end());
+    const itest::RunResult rb = itest::run_with_deadline(bad, dir + "/bad.out", dir + "/bad.err", 40);
+    for (const char* base : {"/var/run/dpdk/", "/tmp/dpdk/"}) fs::remove_all(std::string(base) + prefix);
+    const std::string err = itest::read_file(dir + "/bad.err");
+    ITEST_CHECK(!rb.timed_out && rb.exit_code == 2 && err.find(why) != std::string::npos,
+                "%s: exit %d, stderr '%s' (want exit 2 and '%s')", extra.back().c_str(), rb.exit_code, err.c_str(),
+                why.c_str());
+  }
 
   auto fin = parse_line(out, "ufab-core final ");
   const swmodel::SwitchCounters& c = model.counters();
