@@ -26,7 +26,8 @@ Setup (one host, no NICs):
               net_null answers probes, so with gating on every pair would stop
               after its first window. What is measured is classify +
               HierScheduler + encap + TX + the control work (token rounds and
-              pair timers every 32 us, probes every L_w bytes), not windows.
+              pair timers every 32 us, probes every L_w bytes: with gating off
+              probe_on_window_full defaults to false), not windows.
   rate        data frames encapsulated per second (the stats line's encap
               counter over the run after a warm-up second; net_null refuses
               nothing), from ufab-edge's own --stats-interval lines, per

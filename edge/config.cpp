@@ -208,8 +208,12 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
   if (has("pair_pacing")) c.pair_pacing = boolean(w, p["pair_pacing"], f("pair_pacing"));
   if (has("pair_pacing_depth_us"))
     c.pair_pacing_depth_ns = u64(w, p["pair_pacing_depth_us"], f("pair_pacing_depth_us"), 0, 10'000'000) * kUs;
-  if (has("probe_on_window_full"))
-    e.probe_on_window_full = boolean(w, p["probe_on_window_full"], f("probe_on_window_full"));
+  // The window-full probe exists to unblock a pair its window holds; with
+  // window_gating off no window holds anything, so by default the probes
+  // follow the §4.1 rule alone (one per L_w bytes).
+  e.probe_on_window_full = has("probe_on_window_full")
+                               ? boolean(w, p["probe_on_window_full"], f("probe_on_window_full"))
+                               : c.window_gating;
   if (has("ack_sweep_us")) c.ack_sweep_ns = u64(w, p["ack_sweep_us"], f("ack_sweep_us"), 0, 10'000'000) * kUs;
   if (uint64_t{c.queue_capacity} * c.flows_per_pair > 65536)
     w.fail(p, "params.queue_capacity", "queue_capacity * flows_per_pair must be <= 65536");

@@ -1,7 +1,8 @@
 // ufab-edge configuration: params.probe_timeout_max_rtts, the cap of the
 // doubling probe-loss timeout (edge/config.cpp, docs/design.md §14), and
-// params.token_round_max_share and params.pair_poll_max_share (§15), and
-// params.sched_bypass (§16).
+// params.token_round_max_share and params.pair_poll_max_share (§15),
+// params.sched_bypass (§16), and params.probe_on_window_full, whose default
+// follows params.window_gating.
 #include <gtest/gtest.h>
 
 #include <initializer_list>
@@ -88,6 +89,20 @@ TEST(EdgeSchedBypassConfig, DefaultExplicitAndBadValues) {
     EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << bad << ": " << e;
     EXPECT_NE(e.find("params.sched_bypass"), std::string::npos) << bad << ": " << e;
   }
+}
+
+// params.probe_on_window_full: true by default; with window_gating off no
+// window holds a pair, so the default is then false (the §4.1 rule alone);
+// an explicit value wins either way, in either key order.
+TEST(EdgeProbeOnWindowFullConfig, DefaultFollowsWindowGating) {
+  EXPECT_TRUE(parse_config(config(""), "t.yaml").params.probe_on_window_full);
+  EXPECT_FALSE(parse_config(config("window_gating: false"), "t.yaml").params.probe_on_window_full);
+  EXPECT_TRUE(parse_config(config("window_gating: false, probe_on_window_full: true"), "t.yaml").params.probe_on_window_full);
+  EXPECT_TRUE(parse_config(config("probe_on_window_full: true, window_gating: false"), "t.yaml").params.probe_on_window_full);
+  EXPECT_FALSE(parse_config(config("probe_on_window_full: false"), "t.yaml").params.probe_on_window_full);
+  const std::string e = error_of(config("probe_on_window_full: often"));
+  EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << e;
+  EXPECT_NE(e.find("params.probe_on_window_full"), std::string::npos) << e;
 }
 
 }  // namespace
