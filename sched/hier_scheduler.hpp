@@ -399,12 +399,8 @@ class HierScheduler {
   // counts) and true is returned: the packet stays the caller's to send. The
   // WFQ start tags and virtual time do not advance for it (as for a packet
   // that never met contention). False: enqueue() it as usual.
-  // Whether any packet may bypass now (no pair eligible, pacing off):
-  // enqueue() alone cannot make it true, so a burst that starts without it
-  // bypasses nothing.
-  bool bypass_possible() const { return active_mask_ == 0 && !pacing_on_; }
   bool try_bypass(uint32_t pair, uint32_t len) {
-    if (active_mask_ != 0 || pacing_on_ || pair >= cfg_.max_pairs || len - 1 >= kMaxPacketLen) return false;
+    if (!bypass_possible() || pair >= cfg_.max_pairs || len - 1 >= kMaxPacketLen) return false;
     Pair& pr = pairs_[pair];
     if (pr.state != PairState::kIdle || !fits(pr, len)) return false;
     pr.inflight += len;
@@ -415,6 +411,10 @@ class HierScheduler {
     ctr_.dequeued_bytes += len;
     return true;
   }
+  // Whether any packet may bypass now (no pair eligible, pacing off):
+  // enqueue() alone cannot make it true, so a burst that starts without it
+  // bypasses nothing.
+  bool bypass_possible() const { return active_mask_ == 0 && !pacing_on_; }
   // enqueue_burst() with try_bypass() first for each packet the caller
   // allows to bypass (may_bypass[i]), in order: bypassed[i] says packet i
   // left at once (pkts[i] stays the caller's, and accepted[i] is true); else
