@@ -167,7 +167,7 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
               {"unit_bw_gbps", "eta", "probe_every_bytes", "token_period_us", "violation_rtts", "freeze_max_rtts",
                "probe_timeout_rtts", "finish_max_retries", "idle_finish_ms", "reorder_avoidance", "burst", "mbufs",
                "queue_capacity", "flows_per_pair", "max_incoming", "seed", "window_gating", "sched_bypass", "pair_pacing",
-               "pair_pacing_depth_us", "ack_sweep_us",
+               "pair_pacing_depth_us", "ack_sweep_us", "classify_cache",
                "probe_on_window_full", "probe_timeout_max_rtts", "token_round_max_share", "pair_poll_max_share"});
   EdgeParams& e = c.params;
   const auto has = [&](const char* k) { return p[k].IsDefined() && !p[k].IsNull(); };
@@ -205,6 +205,7 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
   if (has("seed")) c.seed = u64(w, p["seed"], f("seed"), 0, UINT64_MAX);
   if (has("window_gating")) c.window_gating = boolean(w, p["window_gating"], f("window_gating"));
   if (has("sched_bypass")) c.sched_bypass = boolean(w, p["sched_bypass"], f("sched_bypass"));
+  if (has("classify_cache")) c.classify_cache = boolean(w, p["classify_cache"], f("classify_cache"));
   if (has("pair_pacing")) c.pair_pacing = boolean(w, p["pair_pacing"], f("pair_pacing"));
   if (has("pair_pacing_depth_us"))
     c.pair_pacing_depth_ns = u64(w, p["pair_pacing_depth_us"], f("pair_pacing_depth_us"), 0, 10'000'000) * kUs;

@@ -92,6 +92,10 @@ struct EdgeConfig {
   // (HierScheduler::try_bypass; docs/design.md §16). false: every frame goes
   // through the queues (WFQ orders even the frames of one RX burst).
   bool sched_bypass = true;
+  // A per-worker exact-match cache in front of the classification table
+  // (pipeline/classify_cache.hpp). false: every VM frame is looked up in
+  // rte_hash.
+  bool classify_cache = true;
   // Per-VM-pair pacing at w / T (sched/pair_pacing.hpp). The paper's edge
   // gates by the window only and its NIC runs at the links' rate; an edge
   // whose port is faster than the fabric's links (the emulated fabric) paces

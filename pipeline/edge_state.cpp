@@ -55,6 +55,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       sched(sched_config(c, count_pairs(c, l, w))),
       classify(unique("cls"), static_cast<uint32_t>(std::max<size_t>(count_pairs(c, l, w), 1)), sizeof(ClassifyKey),
                ClassifyKey::table_hash),
+      classify_cache(c.classify_cache ? static_cast<uint32_t>(count_pairs(c, l, w)) : 0),
       local_vms(unique("vm"), static_cast<uint32_t>(c.vms.size()), sizeof(VmKey)),
       vm_src(unique("src"), static_cast<uint32_t>(c.vms.size()), sizeof(ClassifyKey), ClassifyKey::table_hash),
       wire_pairs(unique("wp"), static_cast<uint32_t>(std::max<size_t>(count_pairs(c, l, w), 1)), sizeof(uint32_t)),

@@ -25,6 +25,7 @@
 #include "pipeline/encap_template.hpp"
 #include "pipeline/fabric_pacer.hpp"
 #include "pipeline/flow_offload.hpp"
+#include "pipeline/classify_cache.hpp"
 #include "pipeline/hash_table.hpp"
 #include "pipeline/history.hpp"
 #include "pipeline/layout.hpp"
@@ -118,6 +119,7 @@ class EdgeState {
   std::vector<uint16_t> vm_ports;  // distinct VM-side ports, in config order
 
   HashTable classify;    // ClassifyKey -> pair (this shard's)
+  ClassifyCache classify_cache;  // in front of classify (params.classify_cache)
   HashTable local_vms;   // VmKey -> local VM (decapsulation; every local VM)
   HashTable vm_src;      // ClassifyKey with dst_ip 0 -> local VM (VM-side dispatch; every local VM)
   HashTable wire_pairs;  // wire pair id -> pair (responses)

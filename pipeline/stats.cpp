@@ -41,6 +41,7 @@ void EdgeStats::add(const EdgeStats& o) {
   bypassed += o.bypassed;
   handed_off += o.handed_off, taken_over += o.taken_over;
   marked += o.marked;
+  classify_lookups += o.classify_lookups;
   rxq_polled += o.rxq_polled, misqueued += o.misqueued;
 }
 
@@ -75,10 +76,11 @@ void print_stats(std::FILE* out, const char* tag, Nanos t, const EdgeStats& s, u
                "ufab-edge %s t=%" PRIu64 " rx=%" PRIu64 " tx=%" PRIu64 " queued=%" PRIu64 " dropped=%" PRIu64
                " absorbed=%" PRIu64 " generated=%" PRIu64 " conserved=%d encap=%" PRIu64 " decap=%" PRIu64
                " reflected=%" PRIu64 " token_rounds=%" PRIu64 " token_rounds_stretched=%" PRIu64
-               " token_vm_assignments=%" PRIu64 " pair_polls=%" PRIu64 " pair_poll_cuts=%" PRIu64 " bypassed=%" PRIu64,
+               " token_vm_assignments=%" PRIu64 " pair_polls=%" PRIu64 " pair_poll_cuts=%" PRIu64 " bypassed=%" PRIu64
+               " classify_lookups=%" PRIu64,
                tag, t, rx, tx, queued, dropped, s.absorbed, s.generated, conserved ? 1 : 0, s.encapsulated,
                s.decapsulated, s.reflected, s.token_rounds, s.token_rounds_stretched, s.token_vm_assignments,
-               s.pair_polls, s.pair_poll_cuts, s.bypassed);
+               s.pair_polls, s.pair_poll_cuts, s.bypassed, s.classify_lookups);
   for (size_t d = 0; d < kDrops; ++d)
     if (const uint64_t n = s.dropped(static_cast<Drop>(d)); n != 0)
       std::fprintf(out, " drop.%s=%" PRIu64, to_string(static_cast<Drop>(d)).data(), n);

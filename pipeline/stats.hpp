@@ -59,6 +59,9 @@ struct EdgeStats {
   // are inside the rings (counted as queued).
   uint64_t handed_off = 0, taken_over = 0;
   uint64_t marked = 0;           // VM frames classified by their rte_flow MARK (no hash lookup)
+  // VM frames looked up in the classification table (rte_hash): those the
+  // worker's cache did not hold (params.classify_cache; all with it off).
+  uint64_t classify_lookups = 0;
   // Per-worker RX queues (layout.hpp, RxMode): frames polled from this
   // worker's own queue of a port, and those of them another worker owns
   // (handed over through its ring; also counted in handed_off).

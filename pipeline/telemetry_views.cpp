@@ -77,6 +77,7 @@ void fill_stats(Edge& e, rte_tel_data* d) {
   rte_tel_data_add_dict_u64(d, "pair_polls", st.pair_polls);
   rte_tel_data_add_dict_u64(d, "pair_poll_cuts", st.pair_poll_cuts);
   rte_tel_data_add_dict_u64(d, "bypassed", st.bypassed);
+  rte_tel_data_add_dict_u64(d, "classify_lookups", st.classify_lookups);
   uint64_t incoming = 0;
   for (const auto& s : e.shards) incoming += s->incoming_published.load(std::memory_order_acquire);
   rte_tel_data_add_dict_u64(d, "incoming_pairs", incoming);

@@ -1,9 +1,11 @@
 // VM-side frames: a burst from a VM's port (polled here or dispatched by the
 // port's RX lcore, dispatch.cpp) is classified into VM-pairs by
-// (port, source IP, destination IP) with one bulk rte_hash lookup (the port
-// and source IP name the local VM and so its tenant), hashed into one of the
-// pair's flows by 5-tuple (§4.1: RR over the pair's flows avoids head-of-line
-// blocking), and enqueued into the hierarchical scheduler in one burst.
+// (port, source IP, destination IP) through the worker's exact-match cache
+// and, for the keys it does not hold, one bulk rte_hash lookup
+// (classify_cache.hpp; the port and source IP name the local VM and so its
+// tenant), hashed into one of the pair's flows by 5-tuple (§4.1: RR over the
+// pair's flows avoids head-of-line blocking), and enqueued into the
+// hierarchical scheduler in one burst.
 // uFAB frames from a VM are spoofing and never reach the fabric. A frame the
 // scheduler lets go on arrival (nothing eligible, the pair's queue empty and
 // its window open: HierScheduler::try_bypass, params.sched_bypass) goes to
@@ -52,6 +54,33 @@ uint32_t flow_of(const uint8_t* d, uint32_t len, uint32_t flows) {
   h = rte_hash_crc_4byte(ports, h);
   h = rte_hash_crc_4byte(proto, h);
   return static_cast<uint32_t>((uint64_t{h} * flows) >> 32);
+}
+
+// keys -> pairs (or kMiss) through the worker's exact-match cache, then
+// the classification table for what the cache does not hold; what the table
+// finds is cached (classify_cache.hpp).
+static_assert(ClassifyCache::kMiss == HashTable::kMiss);
+static_assert(sizeof(ClassifyKey) == ClassifyCache::kKeyBytes);
+
+void classify(EdgeState& s, const void* const* kp, const uint32_t* sig, uint32_t n, uint32_t* out) {
+  const void* miss_key[TxBuffer::kCap];
+  uint32_t miss_sig[TxBuffer::kCap], slot[TxBuffer::kCap], found[TxBuffer::kCap];
+  uint32_t nm = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    out[i] = s.classify_cache.lookup(kp[i], sig[i]);
+    if (out[i] == ClassifyCache::kMiss) {
+      miss_key[nm] = kp[i];
+      miss_sig[nm] = sig[i];
+      slot[nm++] = i;
+    }
+  }
+  if (nm == 0) return;
+  s.stats.classify_lookups += nm;
+  s.classify.lookup_bulk_hashed(miss_key, miss_sig, nm, found);
+  for (uint32_t j = 0; j < nm; ++j) {
+    out[slot[j]] = found[j];
+    s.classify_cache.insert(miss_key[j], miss_sig[j], found[j]);
+  }
 }
 
 }  // namespace
@@ -109,6 +138,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
     std::memcpy(&keys[k].dst_ip, d + 30, 4);
     kp[k] = &keys[k];
     sig[k] = keys[k].hash();
+    s.classify_cache.prefetch(sig[k]);
     flows[k] = flow_of(d, len, s.cfg.flows_per_pair);
     cand[k++] = m;
   }
@@ -129,10 +159,10 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
         slot[nk++] = i;
       }
     }
-    s.classify.lookup_bulk_hashed(kp, sig, nk, found);
+    classify(s, kp, sig, nk, found);
     for (uint32_t j = 0; j < nk; ++j) pair[slot[j]] = found[j];
   } else {
-    s.classify.lookup_bulk_hashed(kp, sig, k, pair);
+    classify(s, kp, sig, k, pair);
   }
   for (uint32_t i = 0; i < k; ++i)  // encap_bytes reads the pair's active path
     if (likely(pair[i] != HashTable::kMiss)) s.pairs[pair[i]].prefetch_state();

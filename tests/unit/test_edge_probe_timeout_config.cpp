@@ -1,7 +1,7 @@
 // ufab-edge configuration: params.probe_timeout_max_rtts, the cap of the
 // doubling probe-loss timeout (edge/config.cpp, docs/design.md §14), and
 // params.token_round_max_share and params.pair_poll_max_share (§15),
-// params.sched_bypass (§16), and params.probe_on_window_full, whose default
+// params.sched_bypass (§16), params.classify_cache, and params.probe_on_window_full, whose default
 // follows params.window_gating.
 #include <gtest/gtest.h>
 
@@ -88,6 +88,17 @@ TEST(EdgeSchedBypassConfig, DefaultExplicitAndBadValues) {
     const std::string e = error_of(config(bad));
     EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << bad << ": " << e;
     EXPECT_NE(e.find("params.sched_bypass"), std::string::npos) << bad << ": " << e;
+  }
+}
+
+// params.classify_cache (pipeline/classify_cache.hpp).
+TEST(EdgeClassifyCacheConfig, DefaultExplicitAndBadValues) {
+  EXPECT_TRUE(parse_config(config(""), "t.yaml").classify_cache);
+  EXPECT_FALSE(parse_config(config("classify_cache: false"), "t.yaml").classify_cache);
+  for (const char* bad : {"classify_cache: sometimes", "classify_cache: 3"}) {
+    const std::string e = error_of(config(bad));
+    EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("params.classify_cache"), std::string::npos) << bad << ": " << e;
   }
 }
 

@@ -1,0 +1,102 @@
+// The worker's exact-match cache in front of the classification table
+// (pipeline/classify_cache.hpp): sizing, hits, misses, and the exact way a
+// full set is replaced (round robin over its 3 ways).
+#include "pipeline/classify_cache.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+
+namespace {
+
+using ufab::pipeline::ClassifyCache;
+
+// A 16-byte key whose words differ in both halves.
+std::array<uint8_t, 16> key(uint32_t a, uint32_t b) {
+  std::array<uint8_t, 16> k{};
+  std::memcpy(k.data(), &a, 4);
+  std::memcpy(k.data() + 12, &b, 4);
+  return k;
+}
+
+TEST(ClassifyCache, SetsArePowerOfTwoAtLeastTheKeysAndAtLeast64) {
+  EXPECT_EQ(ClassifyCache(1).sets(), 64u);
+  EXPECT_EQ(ClassifyCache(64).sets(), 64u);
+  EXPECT_EQ(ClassifyCache(65).sets(), 128u);
+  EXPECT_EQ(ClassifyCache(8192).sets(), 8192u);
+  EXPECT_EQ(ClassifyCache(8193).sets(), 16384u);
+}
+
+TEST(ClassifyCache, DisabledMissesAndStoresNothing) {
+  ClassifyCache c(0);
+  EXPECT_FALSE(c.enabled());
+  EXPECT_EQ(c.sets(), 0u);
+  const auto k = key(1, 2);
+  c.insert(k.data(), 7, 3);
+  c.prefetch(7);
+  EXPECT_EQ(c.lookup(k.data(), 7), ClassifyCache::kMiss);
+}
+
+TEST(ClassifyCache, HitsOnlyTheWholeKeyInItsSet) {
+  ClassifyCache c(100);  // 128 sets
+  const auto k = key(0xc0a80001, 0xc0a80002);
+  EXPECT_EQ(c.lookup(k.data(), 5), ClassifyCache::kMiss);
+  c.insert(k.data(), 5, 42);
+  EXPECT_EQ(c.lookup(k.data(), 5), 42u);
+  EXPECT_EQ(c.lookup(k.data(), 5 + 128), 42u);  // the hash names the set: low bits only
+  EXPECT_EQ(c.lookup(k.data(), 6), ClassifyCache::kMiss);  // another set
+  // A key differing in either 8-byte half misses.
+  EXPECT_EQ(c.lookup(key(0xc0a80001, 0xc0a80003).data(), 5), ClassifyCache::kMiss);
+  EXPECT_EQ(c.lookup(key(0xc0a80011, 0xc0a80002).data(), 5), ClassifyCache::kMiss);
+  // Value 0 is a value; kMiss (an unknown pair) is never stored.
+  const auto z = key(9, 9);
+  c.insert(z.data(), 9, 0);
+  EXPECT_EQ(c.lookup(z.data(), 9), 0u);
+  const auto u = key(10, 10);
+  c.insert(u.data(), 10, ClassifyCache::kMiss);
+  EXPECT_EQ(c.lookup(u.data(), 10), ClassifyCache::kMiss);
+  // An all-zero key in a fresh set is not mistaken for an empty way.
+  const auto zero = key(0, 0);
+  EXPECT_EQ(c.lookup(zero.data(), 11), ClassifyCache::kMiss);
+  c.insert(zero.data(), 11, 5);
+  EXPECT_EQ(c.lookup(zero.data(), 11), 5u);
+}
+
+// Four keys in one set of 3 ways: the fourth replaces way 0, the fifth way
+// 1; re-inserting a held key updates it in place and moves no victim.
+TEST(ClassifyCache, FullSetReplacesRoundRobin) {
+  ClassifyCache c(64);
+  const uint32_t h = 17;
+  const auto a = key(1, 1), b = key(2, 2), d = key(3, 3), e = key(4, 4), f = key(5, 5);
+  c.insert(a.data(), h, 10);
+  c.insert(b.data(), h, 20);
+  c.insert(d.data(), h, 30);
+  EXPECT_EQ(c.lookup(a.data(), h), 10u);
+  EXPECT_EQ(c.lookup(b.data(), h), 20u);
+  EXPECT_EQ(c.lookup(d.data(), h), 30u);
+  c.insert(b.data(), h, 21);  // held: in place
+  EXPECT_EQ(c.lookup(b.data(), h), 21u);
+  EXPECT_EQ(c.lookup(a.data(), h), 10u);
+  c.insert(e.data(), h, 40);  // set full: way 0 (a) goes
+  EXPECT_EQ(c.lookup(a.data(), h), ClassifyCache::kMiss);
+  EXPECT_EQ(c.lookup(b.data(), h), 21u);
+  EXPECT_EQ(c.lookup(d.data(), h), 30u);
+  EXPECT_EQ(c.lookup(e.data(), h), 40u);
+  c.insert(f.data(), h, 50);  // then way 1 (b)
+  EXPECT_EQ(c.lookup(b.data(), h), ClassifyCache::kMiss);
+  EXPECT_EQ(c.lookup(d.data(), h), 30u);
+  EXPECT_EQ(c.lookup(e.data(), h), 40u);
+  EXPECT_EQ(c.lookup(f.data(), h), 50u);
+  c.insert(a.data(), h, 11);  // then way 2 (d)
+  EXPECT_EQ(c.lookup(d.data(), h), ClassifyCache::kMiss);
+  EXPECT_EQ(c.lookup(a.data(), h), 11u);
+  // Other sets were never touched.
+  for (uint32_t s = 0; s < 64; ++s) {
+    if (s == h) continue;
+    EXPECT_EQ(c.lookup(a.data(), s), ClassifyCache::kMiss) << s;
+  }
+}
+
+}  // namespace
