@@ -54,9 +54,8 @@ TEST(EdgeProbeTimeoutConfig, BadValuesNameFileLineAndField) {
   }
 }
 
-// A share of an lcore, params.KEY in [0.01, 1]: each bad value is refused
-// with the file, line and field.
-void expect_share_rejected(const std::string& key, std::initializer_list<const char*> bad_values) {
+// params.KEY: each bad value is refused with the file, line and field.
+void expect_rejected(const std::string& key, std::initializer_list<const char*> bad_values) {
   for (const char* v : bad_values) {
     const std::string line = key + ": " + v;
     const std::string e = error_of(config(line));
@@ -69,7 +68,7 @@ void expect_share_rejected(const std::string& key, std::initializer_list<const c
 TEST(EdgeTokenRoundShareConfig, DefaultExplicitAndBadValues) {
   EXPECT_DOUBLE_EQ(parse_config(config(""), "t.yaml").token_round_max_share, 0.25);
   EXPECT_DOUBLE_EQ(parse_config(config("token_round_max_share: 1"), "t.yaml").token_round_max_share, 1.0);
-  expect_share_rejected("token_round_max_share", {"0", "1.5", "half"});
+  expect_rejected("token_round_max_share", {"0", "1.5", "half"});
 }
 
 // params.pair_poll_max_share (pipeline/worker.cpp, docs/design.md §15).
@@ -77,29 +76,21 @@ TEST(EdgePairPollShareConfig, DefaultExplicitAndBadValues) {
   EXPECT_DOUBLE_EQ(parse_config(config(""), "t.yaml").pair_poll_max_share, 0.25);
   EXPECT_DOUBLE_EQ(parse_config(config("pair_poll_max_share: 0.5"), "t.yaml").pair_poll_max_share, 0.5);
   EXPECT_DOUBLE_EQ(parse_config(config("pair_poll_max_share: 1"), "t.yaml").pair_poll_max_share, 1.0);
-  expect_share_rejected("pair_poll_max_share", {"0", "1.01", "most"});
+  expect_rejected("pair_poll_max_share", {"0", "1.01", "most"});
 }
 
 // params.sched_bypass (pipeline/vm_rx.cpp, docs/design.md §16).
 TEST(EdgeSchedBypassConfig, DefaultExplicitAndBadValues) {
   EXPECT_TRUE(parse_config(config(""), "t.yaml").sched_bypass);
   EXPECT_FALSE(parse_config(config("sched_bypass: false"), "t.yaml").sched_bypass);
-  for (const char* bad : {"sched_bypass: maybe", "sched_bypass: 2"}) {
-    const std::string e = error_of(config(bad));
-    EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << bad << ": " << e;
-    EXPECT_NE(e.find("params.sched_bypass"), std::string::npos) << bad << ": " << e;
-  }
+  expect_rejected("sched_bypass", {"maybe", "2"});
 }
 
 // params.classify_cache (pipeline/classify_cache.hpp).
 TEST(EdgeClassifyCacheConfig, DefaultExplicitAndBadValues) {
   EXPECT_TRUE(parse_config(config(""), "t.yaml").classify_cache);
   EXPECT_FALSE(parse_config(config("classify_cache: false"), "t.yaml").classify_cache);
-  for (const char* bad : {"classify_cache: sometimes", "classify_cache: 3"}) {
-    const std::string e = error_of(config(bad));
-    EXPECT_NE(e.find("t.yaml:2:"), std::string::npos) << bad << ": " << e;
-    EXPECT_NE(e.find("params.classify_cache"), std::string::npos) << bad << ": " << e;
-  }
+  expect_rejected("classify_cache", {"sometimes", "3"});
 }
 
 // params.probe_on_window_full: true by default; with window_gating off no
