@@ -3,8 +3,7 @@
 // OVS's EMC sits in front of its classifier. The table stays the truth: a
 // key the cache does not hold is looked up there and, when found, cached.
 // Misses (unknown pairs) are never cached, so a flood of unknown keys costs
-// table lookups, as without the cache, and cannot evict known pairs other
-// than by the replacement below.
+// table lookups, as without the cache, and never evicts a known pair.
 //
 // Why: with 8K pairs in random order an rte_hash bulk lookup costs ~137
 // instructions and two cache lines per frame (its bucket, then the key);
@@ -14,7 +13,8 @@
 // Layout: sets of 3 ways, one cache line each; sets = the next power of two
 // >= the shard's pair count (at least 64), so each set expects about one of
 // the shard's keys and a key shares its set with 3 or more others rarely
-// (~8% of keys at Poisson(1)). A set's victim is chosen round robin.
+// (~8% of keys at Poisson(1)); at most 2^20 sets (64 MB). A set's victim
+// is chosen round robin.
 // Single-threaded (one per worker); nothing here is DPDK-specific.
 #pragma once
 
@@ -29,13 +29,14 @@ class ClassifyCache {
   static constexpr uint32_t kMiss = UINT32_MAX;
   static constexpr uint32_t kWays = 3;
   static constexpr uint32_t kKeyBytes = 16;
+  static constexpr uint32_t kMaxSets = 1u << 20;
 
   // keys: how many distinct keys the table behind holds; 0 disables the
   // cache (every lookup misses, nothing is stored).
   explicit ClassifyCache(uint32_t keys) {
     if (keys == 0) return;
     uint32_t n = 64;
-    while (n < keys && n < (1u << 24)) n <<= 1;
+    while (n < keys && n < kMaxSets) n <<= 1;
     sets_.reset(new Set[n]);
     mask_ = n - 1;
   }

@@ -21,12 +21,13 @@ std::array<uint8_t, 16> key(uint32_t a, uint32_t b) {
   return k;
 }
 
-TEST(ClassifyCache, SetsArePowerOfTwoAtLeastTheKeysAndAtLeast64) {
+TEST(ClassifyCache, SetsArePowerOfTwoAtLeastTheKeysWithin64AndTheCap) {
   EXPECT_EQ(ClassifyCache(1).sets(), 64u);
   EXPECT_EQ(ClassifyCache(64).sets(), 64u);
   EXPECT_EQ(ClassifyCache(65).sets(), 128u);
   EXPECT_EQ(ClassifyCache(8192).sets(), 8192u);
   EXPECT_EQ(ClassifyCache(8193).sets(), 16384u);
+  EXPECT_EQ(ClassifyCache(5'000'000).sets(), ClassifyCache::kMaxSets);  // capped: more keys share sets
 }
 
 TEST(ClassifyCache, DisabledMissesAndStoresNothing) {
