@@ -12,7 +12,7 @@
 //    RTE_MBUF_F_RX_FDIR_ID and mbuf.hash.fdir.hi = the mark: the port's RX
 //    lcore hands the frame to the worker the mark names (no parsing, no
 //    lookup; dispatch.cpp), and that worker's vm_rx takes the pair from the
-//    mark instead of the rte_hash lookup. The mark is
+//    mark instead of the lookup (classify_cache.hpp, rte_hash). The mark is
 //        worker << kMarkWorkerShift | index of the pair in the worker's shard
 //    (24 bits in all: the MARK width of common NICs, e.g. mlx5);
 //  - on the fabric port, one rule steering μFAB control frames (probes,
@@ -26,7 +26,7 @@
 // in hardware, the pair in software). A form whose rules all validate is
 // created rule by rule; if the PMD refuses one, the ones created are
 // destroyed and the next form is tried. A port where no form holds
-// classifies in software (the rte_hash lookup, as without offload). Every
+// classifies in software (cache and rte_hash, as without offload). Every
 // refused validate/create call is counted; the decision is printed once per
 // port at start-up and again in the final report.
 #pragma once

@@ -3,7 +3,7 @@
 //   dispatch.cpp    RX burst of a port this worker is the RX lcore of; frames of
 //                   another worker's VMs/pairs to its ring; this worker's ring;
 //                   the TX rings of ports this worker transmits for
-//   vm_rx.cpp       VM-side frames -> classify (rte_hash) -> scheduler enqueue
+//   vm_rx.cpp       VM-side frames -> classify (cache, rte_hash) -> scheduler enqueue
 //   sched_tx.cpp    scheduler dequeue under each pair's window -> encap -> fabric TX
 //   control_tx.cpp  a pair's control messages (probe every L_w bytes, queries,
 //                   finish) into fresh mbufs; a pair's window and acks into the scheduler
