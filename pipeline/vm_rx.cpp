@@ -56,12 +56,12 @@ uint32_t flow_of(const uint8_t* d, uint32_t len, uint32_t flows) {
   return static_cast<uint32_t>((uint64_t{h} * flows) >> 32);
 }
 
-// keys -> pairs (or kMiss) through the worker's exact-match cache, then
-// the classification table for what the cache does not hold; what the table
-// finds is cached (classify_cache.hpp).
 static_assert(ClassifyCache::kMiss == HashTable::kMiss);
 static_assert(sizeof(ClassifyKey) == ClassifyCache::kKeyBytes);
 
+// keys -> pairs (or kMiss) through the worker's exact-match cache, then
+// the classification table for what the cache does not hold; what the table
+// finds is cached (classify_cache.hpp).
 void classify(EdgeState& s, const void* const* kp, const uint32_t* sig, uint32_t n, uint32_t* out) {
   const void* miss_key[TxBuffer::kCap];
   uint32_t miss_sig[TxBuffer::kCap], slot[TxBuffer::kCap], found[TxBuffer::kCap];

@@ -45,9 +45,9 @@ struct CoreOptions {
   bool watch_links = false;                                 // --watch-links: follow the PMD's link status
   std::string queue_log;                                    // --queue-log FILE: per-port queue/tx samples (CSV)
   std::vector<std::pair<uint16_t, std::string>> captures;   // --capture P=FILE: frames received on P (pcap)
-  Nanos sample_ns = 10 * kMs;
-  Nanos burst_ns = 20 * kUs;
-  uint32_t link_wait_ms = 2000;                             // --link-wait-ms: wait for link up per port at start                                // --burst-us: shaper depth at the line rate                               // --sample-ms
+  Nanos sample_ns = 10 * kMs;                               // --sample-ms
+  Nanos burst_ns = 20 * kUs;                                // --burst-us: shaper depth at the line rate
+  uint32_t link_wait_ms = 2000;                             // --link-wait-ms: wait for link up per port at start
   bool help = false;
 };
 

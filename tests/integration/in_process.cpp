@@ -14,6 +14,23 @@
 
 namespace ufab::itest {
 
+std::string one_vm_config(const std::string& params, int remote_vms) {
+  std::string c = R"(edge: {fabric_port: 1, ip: 10.0.0.1, mac: "02:00:00:00:00:01"}
+params: {)" + params + R"(}
+tenants:
+  - {vni: 100, guarantee_gbps: 1}
+vms:
+  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 0}
+hosts:
+  - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1]]}
+remote_vms:
+)";
+  for (int i = 1; i <= remote_vms; ++i)
+    c += "  - {name: b" + std::to_string(i) + ", id: " + std::to_string(10 + i) + ", tenant: 100, ip: 192.168.1." +
+         std::to_string(i) + ", host: hB}\n";
+  return c;
+}
+
 int run_in_process(int argc, char** argv, const char* name, const std::function<void()>& body, const char* pass_line) {
   if (argc < 2 || std::string(argv[1]).empty()) {
     std::printf("SKIP: ufab-edge was not built (libdpdk or yaml-cpp not found)\n");

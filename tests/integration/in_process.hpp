@@ -24,6 +24,13 @@ namespace ufab::itest {
 // pass_line (returns 0) or the number of failed checks (returns 1).
 int run_in_process(int argc, char** argv, const char* name, const std::function<void()>& body, const char* pass_line);
 
+// The usual configuration of these tests: local VM a1 (id 1, tenant 100 with
+// a 1 Gb/s guarantee, 192.168.0.1 on port 0; the fabric is port 1) and
+// remote VMs b1..bN (ids 11.., 192.168.1.1.., tenant 100) on host hB (one
+// path, base RTT 100 us): one pair a1 -> bi each. `params` is the body of
+// the params map.
+std::string one_vm_config(const std::string& params, int remote_vms);
+
 // A real pipeline::Edge made from a configuration text, one lcore (the
 // only worker is shard 0), its fabric port's (1) TX buffer into a ring the
 // test reads. `tag` keeps the pool's and ring's names unique in the

@@ -39,19 +39,9 @@ using namespace ufab;
 using namespace ufab::itest;
 
 std::string config(bool bypass, bool gating) {
-  return std::string(R"(edge: {fabric_port: 1, ip: 10.0.0.1, mac: "02:00:00:00:00:01"}
-params: {unit_bw_gbps: 1, flows_per_pair: 1, sched_bypass: )") +
-         (bypass ? "true" : "false") + ", window_gating: " + (gating ? "true" : "false") + R"(}
-tenants:
-  - {vni: 100, guarantee_gbps: 1}
-vms:
-  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 0}
-hosts:
-  - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1]]}
-remote_vms:
-  - {name: b1, id: 11, tenant: 100, ip: 192.168.1.1, host: hB}
-  - {name: b2, id: 12, tenant: 100, ip: 192.168.1.2, host: hB}
-)";
+  return one_vm_config(std::string("unit_bw_gbps: 1, flows_per_pair: 1, sched_bypass: ") + (bypass ? "true" : "false") +
+                           ", window_gating: " + (gating ? "true" : "false"),
+                       2);
 }
 constexpr uint32_t kA1 = 0xc0a80001, kB1 = 0xc0a80101, kB2 = 0xc0a80102;
 

@@ -27,26 +27,12 @@ namespace {
 using namespace ufab;
 using namespace ufab::itest;
 
-std::string config(bool cache) {
-  return std::string(R"(edge: {fabric_port: 1, ip: 10.0.0.1, mac: "02:00:00:00:00:01"}
-params: {unit_bw_gbps: 1, classify_cache: )") +
-         (cache ? "true" : "false") + R"(}
-tenants:
-  - {vni: 100, guarantee_gbps: 1}
-vms:
-  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 0}
-hosts:
-  - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1]]}
-remote_vms:
-  - {name: b1, id: 11, tenant: 100, ip: 192.168.1.1, host: hB}
-  - {name: b2, id: 12, tenant: 100, ip: 192.168.1.2, host: hB}
-  - {name: b3, id: 13, tenant: 100, ip: 192.168.1.3, host: hB}
-  - {name: b4, id: 14, tenant: 100, ip: 192.168.1.4, host: hB}
-  - {name: b5, id: 15, tenant: 100, ip: 192.168.1.5, host: hB}
-)";
-}
 constexpr uint32_t kA1 = 0xc0a80001, kUnknown = 0xc0a80163;
 constexpr int kPairs = 5, kBursts = 4;
+
+std::string config(bool cache) {
+  return one_vm_config(std::string("unit_bw_gbps: 1, classify_cache: ") + (cache ? "true" : "false"), kPairs);
+}
 size_t payload(int j) { return 100 + 10 * static_cast<size_t>(j); }  // b(j+1)'s frames
 
 void run(bool cache) {
