@@ -278,6 +278,7 @@ void VmPair::join(int path, Nanos now, bool after_migration) {
   Path& p = paths_[static_cast<size_t>(path)];
   active_ = path;
   state_ = State::active;
+  arrived_ = false;
   p.registered = false;
   // A fresh pacer: the registering probe goes with the first data (§3.5
   // bootstrap). Its seqs continue the old ones so a late response is stale,
@@ -412,9 +413,12 @@ void VmPair::poll(Nanos now, bool backlogged) {
     if (p.finish.check_give_up(now)) ++c_.finish_gave_up;  // aging at the switches cleans up
   }
 
+  // Demand of a pair not sending: its queue, or data that arrived since it
+  // stopped sending (on_data_arrived; join() clears it).
+  const bool demand = backlogged || arrived_;
   switch (state_) {
     case State::selecting:
-      if (!backlogged) return;
+      if (!demand) return;
       if (n_paths_ == 1) {  // nothing to choose: join at once (Scenario 1)
         join(0, now, false);
         return;
@@ -426,7 +430,7 @@ void VmPair::poll(Nanos now, bool backlogged) {
       }
       return;
     case State::idle:
-      if (!backlogged) return;
+      if (!demand) return;
       if (active_ >= 0 && paths_[static_cast<size_t>(active_)].known &&
           path_qualified(candidate(static_cast<size_t>(active_)), token(), prm_.unit_bw_Bps)) {
         join(active_, now, false);
@@ -478,12 +482,12 @@ Nanos VmPair::next_deadline(Nanos now, bool backlogged) const {
       if (!probe_out || p.pacer.sent_at() >= history_.oldest_time()) at(history_.oldest_time() + base);
     }
   }
-  switch (state_) {
+  switch (state_) {  // demand as poll() has it
     case State::selecting:
-      if (backlogged && (n_paths_ == 1 || !queries_pending())) return now;
+      if ((backlogged || arrived_) && (n_paths_ == 1 || !queries_pending())) return now;
       return d;
     case State::idle:
-      return backlogged ? now : d;
+      return backlogged || arrived_ ? now : d;
     case State::active:
       break;
   }
@@ -510,6 +514,7 @@ void VmPair::set_path_drained(size_t path, bool drained) {
 }
 
 void VmPair::finish_now(Nanos now) {
+  arrived_ = false;
   if (state_ != State::active) return;
   start_finish(active_, now);
   state_ = State::idle;

@@ -116,8 +116,19 @@ class alignas(64) VmPair {
 
   // Timers: probe loss (8 base RTTs, doubling per consecutive loss on the
   // path up to probe_timeout_max_rtts), per-RTT migration checks, Scenario 2,
-  // idle finish, candidate refresh.
+  // idle finish, candidate refresh. A pair that is not sending joins (or
+  // selects a path) while it is backlogged or data arrived for it since it
+  // last stopped sending (on_data_arrived).
   void poll(Nanos now, bool backlogged);
+  // Data for the pair arrived at its owner (queued, or sent at once). A
+  // pair that is not sending counts it as demand until it joins, as it
+  // counts a queue seen at a poll: where its window does not hold the data
+  // back (window gating off) the queue may be empty again by the next poll,
+  // and the pair would never join. Ignored by a sending pair (its ticks see
+  // the data it sends).
+  void on_data_arrived() {
+    if (state_ != State::active) arrived_ = true;
+  }
 
   // ---- timers (the owner polls only the pairs with something due) ----
   // The earliest time at or after which poll(t, backlogged), advance_acks(t)
@@ -176,7 +187,8 @@ class alignas(64) VmPair {
   void set_path_drained(size_t path, bool drained);
   bool path_drained(size_t path) const { return paths_[path].drained; }
   // Finish now (§3.6) as an idle pair would: the switches subtract the pair.
-  // No-op unless active.
+  // Only an active pair sends a finish; any pair forgets the data that
+  // arrived since its last poll (on_data_arrived), so it does not join for it.
   void finish_now(Nanos now);
   // A finish is out and not every hop has acked yet.
   bool finish_pending() const;
@@ -273,6 +285,7 @@ class alignas(64) VmPair {
   // ---- hot: every frame (cache lines 1-2) ----
   State state_ = State::selecting;
   bool probe_on_window_full_;    // prm_.probe_on_window_full
+  bool arrived_ = false;         // on_data_arrived() while not sending (until join or finish_now)
   int active_ = -1;
   size_t n_paths_ = 0;
   Nanos hold_until_ = 0;         // reorder avoidance: probe-only until then

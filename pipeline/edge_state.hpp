@@ -187,12 +187,18 @@ class EdgeState {
   void wake_all() {
     for (uint32_t p = 0; p < pairs.size(); ++p) wake(p);
   }
-  // A frame was enqueued for pair p (vm_rx): its queue may have gone from
-  // empty to backlogged, which wakes a pair that is not sending
-  // (VmPair::wakes_on_backlog) and makes an inactive pair active for Alg. 1.
+  // A frame for pair p was accepted (vm_rx: enqueued, or sent at once past
+  // the empty queues): its queue may have gone from empty to backlogged,
+  // which wakes a pair that is not sending (VmPair::wakes_on_backlog; one
+  // that is not sending also keeps the demand, VmPair::on_data_arrived, as
+  // the frame may be gone by its poll) and makes an inactive pair active
+  // for Alg. 1. While stopping no pair joins for new data.
   void on_enqueued(uint32_t p, Nanos now) {
     if (!published_active[p]) mark_dirty(p);
-    if (pairs[p].wakes_on_backlog(now)) wake(p);
+    if (pairs[p].wakes_on_backlog(now)) {
+      if (!stopping) pairs[p].on_data_arrived();
+      wake(p);
+    }
   }
   void on_sent(uint32_t p) {
     if (cfg.ack_sweep_ns == 0 || in_flight_flag[p]) return;

@@ -182,12 +182,10 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
   }
   bool accepted[TxBuffer::kCap], bypassed[TxBuffer::kCap];
   if (s.bypass_on() && s.sched.bypass_possible()) {
-    // Only a pair that is sending (joined a path): one still selecting or
-    // idle learns of its demand from its queue (VmPair::poll's backlogged),
-    // and with params.window_gating off its window is open regardless.
-    bool may[TxBuffer::kCap];
-    for (uint32_t i = 0; i < q; ++i) may[i] = s.pairs[pair[i]].state() == VmPair::State::active;
-    s.sched.enqueue_or_bypass_burst(pair, flows, cand, lens, q, may, accepted, bypassed);
+    // Any pair whose window admits the frame: one not sending has window 0
+    // under window gating, and learns of its demand from on_enqueued below
+    // (VmPair::on_data_arrived) whether the frame waits or not.
+    s.sched.enqueue_or_bypass_burst(pair, flows, cand, lens, q, nullptr, accepted, bypassed);
   } else {
     s.sched.enqueue_burst(pair, flows, cand, lens, q, accepted);
     std::fill_n(bypassed, q, false);

@@ -416,7 +416,7 @@ class HierScheduler {
   // bypasses nothing.
   bool bypass_possible() const { return active_mask_ == 0 && !pacing_on_; }
   // enqueue_burst() with try_bypass() first for each packet the caller
-  // allows to bypass (may_bypass[i]), in order: bypassed[i] says packet i
+  // allows to bypass (may_bypass[i]; every packet when may_bypass is null), in order: bypassed[i] says packet i
   // left at once (pkts[i] stays the caller's, and accepted[i] is true); else
   // it was enqueued (accepted[i] as enqueue()'s result). A packet enqueued
   // as eligible ends the bypasses of the burst (the rounds are no longer
@@ -483,7 +483,7 @@ class HierScheduler {
     for (size_t i = 0; i < n; ++i) {
       if (i + d < n) prefetch_target(pairs[i + d], flows[i + d]);
       bool b = false;
-      if constexpr (kBypass) b = may_bypass[i] && try_bypass(pairs[i], lens[i]);
+      if constexpr (kBypass) b = (may_bypass == nullptr || may_bypass[i]) && try_bypass(pairs[i], lens[i]);
       const bool r = b || enqueue(pairs[i], flows[i], std::move(pkts[i]), lens[i]);
       if constexpr (kBypass) bypassed[i] = b;
       if (accepted != nullptr) accepted[i] = r;

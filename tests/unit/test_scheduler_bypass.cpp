@@ -153,6 +153,27 @@ TEST(Bypass, BurstBypassesInOrderUntilSomethingIsEligible) {
   EXPECT_EQ(picks(s), std::vector<uint32_t>{0});
 }
 
+// may_bypass null: every packet may bypass (ufab-edge's call). The same
+// burst as above then bypasses pair 1 too (index 4), and 5 and 6 as well:
+// only pair 0's third packet waits, blocked behind its window.
+TEST(Bypass, NullMayBypassLetsEveryPacketTry) {
+  Sched s = make(250);
+  const std::array<uint32_t, 7> pairs = {0, 4, 0, 0, 1, 5, 6};
+  const std::array<uint32_t, 7> flows = {0, 0, 1, 0, 0, 0, 0};
+  std::array<uint32_t, 7> pkts = {10, 40, 11, 12, 13, 50, 60};
+  const std::array<uint32_t, 7> lens = {100, 100, 100, 100, 100, 100, 100};
+  std::array<bool, 7> accepted{}, bypassed{};
+  EXPECT_EQ(s.enqueue_or_bypass_burst(pairs.data(), flows.data(), pkts.data(), lens.data(), 7, nullptr,
+                                      accepted.data(), bypassed.data()),
+            7u);
+  const std::array<bool, 7> want_bypassed = {true, true, true, false, true, true, true};
+  EXPECT_EQ(bypassed, want_bypassed);
+  EXPECT_EQ(s.counters().bypassed, 6u);
+  EXPECT_EQ(s.backlog_packets(), 1u);
+  EXPECT_EQ(s.pair_state(0), PairState::kBlocked);
+  EXPECT_TRUE(picks(s).empty());
+}
+
 // With nothing else queued, bypassing a packet gives what enqueue() then an
 // immediate dequeue() gives: the same packet, pair, in-flight bytes and
 // counts (except bypassed).

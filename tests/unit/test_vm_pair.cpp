@@ -390,6 +390,72 @@ TEST(VmPair, FinishNowFinishesAnActivePairUntilEveryHopAcks) {
   EXPECT_FALSE(p.finish_pending());
 }
 
+// Data that arrived while the pair was not sending (on_data_arrived) is
+// demand until the pair joins, as a queue seen at a poll is: with window
+// gating off the edge's frames may all have left before the poll.
+TEST(VmPair, DataArrivedJoinsAtTheNextPollWithAnEmptyQueue) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  p.poll(0, false);
+  EXPECT_EQ(p.state(), VmPair::State::selecting);
+  EXPECT_EQ(p.next_deadline(1 * kUs, false), VmPair::kNever);
+  p.on_data_arrived();
+  EXPECT_EQ(p.next_deadline(1 * kUs, false), 1 * kUs);  // due at once, queue empty
+  p.poll(1 * kUs, false);
+  ASSERT_EQ(p.state(), VmPair::State::active);  // one path: Scenario 1 at once
+  EXPECT_DOUBLE_EQ(p.window(1 * kUs), 6000.0);  // phi = 2 units of 1 Gb/s over T = 24 us
+  wire::Message m;
+  int path;
+  EXPECT_TRUE(p.next_message(1 * kUs, false, m, path));  // the registering probe
+  // Sending: an arrival is not kept (its ticks see the data it sends), so
+  // once idle the pair does not rejoin for data that came before.
+  p.on_data_arrived();
+  p.finish_now(2 * kUs);
+  ASSERT_EQ(p.state(), VmPair::State::idle);
+  p.poll(3 * kUs, false);
+  EXPECT_EQ(p.state(), VmPair::State::idle);
+  // Idle: a new arrival wakes it. Its path never answered (not known), so
+  // the first poll sends it back to selecting; the demand stays, and the
+  // next poll joins the one path.
+  p.on_data_arrived();
+  EXPECT_EQ(p.next_deadline(4 * kUs, false), 4 * kUs);
+  p.poll(4 * kUs, false);
+  EXPECT_EQ(p.state(), VmPair::State::selecting);
+  EXPECT_EQ(p.next_deadline(5 * kUs, false), 5 * kUs);
+  p.poll(5 * kUs, false);
+  EXPECT_EQ(p.state(), VmPair::State::active);
+}
+
+// With candidates to query the arrival stays demand over the polls that
+// wait for the answers (cleared only by the join), and finish_now (the
+// edge's stop) forgets it.
+TEST(VmPair, DataArrivedLastsUntilTheJoinAndFinishNowForgetsIt) {
+  const EdgeParams prm;
+  HostMigrationGate gate{10, 5};
+  VmPair p(prm, 3, kT, std::array<uint8_t, 2>{2, 2}, &gate, 11);
+  p.set_assigned_token(2);
+  p.on_data_arrived();
+  p.poll(0, false);
+  wire::Message q0, q1;
+  int path0 = -1, path1 = -1;
+  ASSERT_TRUE(p.next_message(0, false, q0, path0));
+  ASSERT_TRUE(p.next_message(0, false, q1, path1));
+  EXPECT_EQ(q0.flags, wire::kMsgQuery);
+  p.on_message(respond(q0, {{2, 0, 0, 0}, {2, 0, 0, 0}}), 20 * kUs);
+  p.on_message(respond(q1, {{8, 0, 0, 0}, {8, 0, 0, 0}}), 20 * kUs);
+  EXPECT_EQ(p.next_deadline(21 * kUs, false), 21 * kUs);
+  p.poll(21 * kUs, false);
+  ASSERT_EQ(p.state(), VmPair::State::active);
+  EXPECT_EQ(p.active_path(), 0);  // (2 + 2) tokens qualify, (8 + 2) do not
+
+  VmPair q = single_path(prm);
+  q.on_data_arrived();
+  q.finish_now(0);
+  EXPECT_EQ(q.next_deadline(1 * kUs, false), VmPair::kNever);
+  q.poll(1 * kUs, false);
+  EXPECT_EQ(q.state(), VmPair::State::selecting);
+}
+
 // Every acknowledged byte reaches the owner exactly once, also when poll()
 // moved the mark: the edge's scheduler keeps its own in-flight count from
 // these reports, and a byte acked only inside poll() left it blocked forever
