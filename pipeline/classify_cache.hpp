@@ -13,14 +13,18 @@
 // Layout: sets of 3 ways, one cache line each; sets = the next power of two
 // >= the shard's pair count (at least 64), so each set expects about one of
 // the shard's keys and a key shares its set with 3 or more others rarely
-// (~8% of keys at Poisson(1)); at most 2^20 sets (64 MB). A set's victim
-// is chosen round robin.
+// (~8% of keys at Poisson(1)); at most 2^20 sets (64 MB; from 1 MB on
+// transparent huge pages, sched/huge_pages.hpp). A set's victim is chosen
+// round robin.
 // Single-threaded (one per worker); nothing here is DPDK-specific.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <type_traits>
+
+#include "sched/huge_pages.hpp"
 
 namespace ufab::pipeline {
 
@@ -37,7 +41,9 @@ class ClassifyCache {
     if (keys == 0) return;
     uint32_t n = 64;
     while (n < keys && n < kMaxSets) n <<= 1;
-    sets_.reset(new Set[n]);
+    Set* const sets = static_cast<Set*>(huge_pages::allocate(n * sizeof(Set), alignof(Set)));
+    std::uninitialized_default_construct_n(sets, n);  // Set is trivially destructible
+    sets_ = std::unique_ptr<Set[], Release>(sets, Release{n});
     mask_ = n - 1;
   }
 
@@ -88,9 +94,13 @@ class ClassifyCache {
     uint32_t value[kWays] = {kMiss, kMiss, kMiss};
     uint32_t victim = 0;
   };
-  static_assert(sizeof(Set) == 64);
+  static_assert(sizeof(Set) == 64 && std::is_trivially_destructible_v<Set>);
+  struct Release {  // no member initializer: default-constructible inside the class
+    size_t n;
+    void operator()(Set* p) const noexcept { huge_pages::release(p, n * sizeof(Set), alignof(Set)); }
+  };
 
-  std::unique_ptr<Set[]> sets_;
+  std::unique_ptr<Set[], Release> sets_;
   uint32_t mask_ = 0;
 };
 

@@ -97,6 +97,11 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
   }
 
   vm_pairs.resize(c.vms.size());
+  size_t shard_pairs = 0;  // one allocation for the VmPairs (~10 KB each)
+  for (size_t v = 0; v < c.vms.size(); ++v)
+    if (layout.vm_owner[v] == worker)
+      for (const edge::VmCfg& rv : c.remote_vms) shard_pairs += rv.vni == c.vms[v].vni;
+  pairs.reserve(shard_pairs);
   uint32_t global = 0;
   for (size_t v = 0; v < c.vms.size(); ++v) {
     const edge::VmCfg& l = c.vms[v];

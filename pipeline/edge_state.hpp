@@ -34,6 +34,7 @@
 #include "pipeline/tx_buffer.hpp"
 #include "probe/wire.hpp"
 #include "sched/hier_scheduler.hpp"
+#include "sched/huge_pages.hpp"
 
 namespace ufab::pipeline {
 
@@ -112,7 +113,11 @@ class EdgeState {
   const Layout& layout;
   uint16_t worker;
 
-  std::vector<VmPair> pairs;
+  // The per-pair arrays a frame touches at random, on transparent huge
+  // pages when large (sched/huge_pages.hpp): 8K VmPairs are ~80 MB.
+  template <typename T>
+  using PairArray = std::vector<T, huge_pages::Allocator<T>>;
+  PairArray<VmPair> pairs;
   std::vector<PairMeta> meta;
   HierScheduler<rte_mbuf*> sched;
   std::vector<HostRoutes> hosts;
@@ -138,7 +143,7 @@ class EdgeState {
   std::unique_ptr<std::atomic<double>[]> vm_tokens;
   std::vector<uint32_t> in_requesting;
   std::vector<std::vector<uint32_t>> vm_pairs;  // sender pairs per local VM (empty when not ours)
-  std::vector<PairHistory> history;             // per pair (/ufab/pair)
+  PairArray<PairHistory> history;               // per pair (/ufab/pair)
   std::vector<Nanos> sample_at;                 // per pair: its next history sample (0: at once)
   std::unique_ptr<AssignedQueue> assigned_q;    // pairs whose phi_S changed (control lcore -> this worker)
   // Per local VM: its pairs published active (Alg. 1 skips VMs with none).

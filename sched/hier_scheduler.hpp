@@ -92,11 +92,7 @@
 #include <type_traits>
 #include <utility>
 
-#if defined(__linux__) && __has_include(<sys/mman.h>)
-#include <sys/mman.h>
-#define UFAB_SCHED_HUGEPAGES 1
-#endif
-
+#include "sched/huge_pages.hpp"
 #include "sched/pair_pacing.hpp"
 #include "sched/weight_class.hpp"
 
@@ -566,7 +562,7 @@ class HierScheduler {
    public:
     Storage() = default;
     Storage(size_t bytes, size_t align)
-        : mem_(static_cast<std::byte*>(::operator new(bytes, std::align_val_t{align}))), align_(align) {}
+        : mem_(static_cast<std::byte*>(huge_pages::allocate(bytes, align))), bytes_(bytes), align_(align) {}
     Storage(Storage&& o) noexcept { swap(o); }
     Storage& operator=(Storage&& o) noexcept {
       Storage gone(std::move(o));
@@ -576,7 +572,7 @@ class HierScheduler {
     ~Storage() {
       if (mem_ == nullptr) return;
       std::destroy_n(descs_, ndescs_);
-      ::operator delete(mem_, std::align_val_t{align_});
+      huge_pages::release(mem_, bytes_, align_);
     }
     std::byte* mem() const { return mem_; }
     void own_descs(Desc* d, size_t n) {
@@ -587,11 +583,13 @@ class HierScheduler {
    private:
     void swap(Storage& o) noexcept {
       std::swap(mem_, o.mem_);
+      std::swap(bytes_, o.bytes_);
       std::swap(align_, o.align_);
       std::swap(descs_, o.descs_);
       std::swap(ndescs_, o.ndescs_);
     }
     std::byte* mem_ = nullptr;
+    size_t bytes_ = 0;
     size_t align_ = kLine;
     Desc* descs_ = nullptr;
     size_t ndescs_ = 0;
@@ -614,22 +612,11 @@ class HierScheduler {
     const size_t o_pairs = place(size_t{cfg_.max_pairs} * sizeof(Pair), alignof(Pair));
     const size_t o_flows = place(nflows * sizeof(Flow), alignof(Flow));
     const size_t o_descs = place(size_t{pool_} * sizeof(Desc), alignof(Desc));
-    size_t align = alignof(Desc) > kLine ? alignof(Desc) : kLine;
-    size_t bytes = (off + align - 1) & ~(align - 1);
-#ifdef UFAB_SCHED_HUGEPAGES
-    // Transparent huge pages: the data path's random accesses to pairs, flows
-    // and descriptors then hit the TLB.
-    constexpr size_t kHuge = size_t{2} << 20;
-    if (bytes >= kHuge / 2 && align <= kHuge) {
-      align = kHuge;
-      bytes = (bytes + kHuge - 1) & ~(kHuge - 1);
-    }
-#endif
-    storage_ = Storage(bytes, align);
+    const size_t align = alignof(Desc) > kLine ? alignof(Desc) : kLine;
+    // Transparent huge pages (sched/huge_pages.hpp): the data path's random
+    // accesses to pairs, flows and descriptors then hit the TLB.
+    storage_ = Storage((off + align - 1) & ~(align - 1), align);
     std::byte* const m = storage_.mem();
-#ifdef UFAB_SCHED_HUGEPAGES
-    if (align == kHuge) (void)::madvise(m, bytes, MADV_HUGEPAGE);  // a hint; failure is harmless
-#endif
     tenants_ = make_array<Tenant>(m + o_tenants, nt);
     inv_active_ = make_array<uint32_t>(m + o_inv, nt + 1);
     pairs_ = make_array<Pair>(m + o_pairs, cfg_.max_pairs);
