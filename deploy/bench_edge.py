@@ -27,7 +27,12 @@ Setup (one host, no NICs):
               after its first window. What is measured is classify +
               HierScheduler + encap + TX + the control work (token rounds and
               pair timers every 32 us, probes every L_w bytes: with gating off
-              probe_on_window_full defaults to false), not windows.
+              probe_on_window_full defaults to false), not windows. With every
+              window open and net_null taking every frame, no pair is ever
+              eligible when a frame arrives, so every frame bypasses the
+              queues (params.sched_bypass, docs/design.md section 16); the
+              ctl1s_queued row (sched_bypass: false) puts every frame through
+              them, and "scheduler alone" below measures HierScheduler.
   rate        data frames encapsulated per second (the stats line's encap
               counter over the run after a warm-up second; net_null refuses
               nothing), from ufab-edge's own --stats-interval lines, per
@@ -76,9 +81,9 @@ def remote_ip(t, k):
     return f"10.{16 + k}.{t >> 8}.{t & 255}"
 
 
-def write_config(path, token_period_us):
+def write_config(path, token_period_us, extra_params=""):
     lines = ["edge: {fabric_port: 1, ip: 10.0.0.1, mac: \"02:00:00:00:00:01\"}",
-             f"params: {{window_gating: false, token_period_us: {token_period_us}, mbufs: 32767, burst: 32}}",
+             f"params: {{window_gating: false, token_period_us: {token_period_us}, mbufs: 32767, burst: 32{extra_params}}}",
              "tenants:"]
     for t in range(TENANTS):
         lines.append(f"  - {{vni: {1000 + t}, guarantee_gbps: 1, weight_class: {t % 8}}}")
@@ -367,11 +372,16 @@ def main():
     # every pair's timers, acks and window (on the worker in every layout):
     #  ctl32us: the paper's 32 us period, i.e. ufab-edge as it is;
     #  ctl1s:   once per second, so the rate is the data path's alone.
-    modes = {"ctl32us": 32, "ctl1s": 1_000_000}
+    #  ctl1s_queued: the same with params.sched_bypass false (64 B, 8K
+    #           pairs only): every frame through HierScheduler's queues. With
+    #           gating off and net_null taking every frame nothing is ever
+    #           eligible when a frame comes, so with the bypass on (the
+    #           default, docs/design.md §16) every frame leaves on arrival.
+    modes = {"ctl32us": 32, "ctl1s": 1_000_000, "ctl1s_queued": 1_000_000}
     cfgs = {}
     for m, us in modes.items():
         cfgs[m] = os.path.join(work, f"edge_{m}.yaml")
-        write_config(cfgs[m], us)
+        write_config(cfgs[m], us, ", sched_bypass: false" if m == "ctl1s_queued" else "")
     lengths = [64, 1500]
     counts = [1, TENANTS, TENANTS * REMOTE_PER_TENANT]
     res = {"setup": {"vm_port": "net_pcap infinite_rx", "fabric_port": "net_null no-rx",
@@ -392,7 +402,8 @@ def main():
           f" {TENANTS * REMOTE_PER_TENANT} VM-pairs configured,"
           f" window gating OFF (scheduler + classify + encap + control work; nothing answers probes on net_null,"
           f" the answering fabric does)")
-    runs = [(m, ln, n) for m in modes for ln in lengths for n in counts]
+    runs = [(m, ln, n) for m in modes for ln in lengths for n in counts
+            if m != "ctl1s_queued" or (ln == 64 and n == counts[-1])]
     if a.quick:  # the 32 us control period and 1500 B frames only at 8K pairs
         runs = [r for r in runs if r[2] == counts[-1] or (r[0] == "ctl1s" and r[1] == 64)]
     # Control on its own lcore (-l 0,1 --lcore-map 0:1), at the paper's
@@ -541,6 +552,7 @@ def main():
         g = goals[gkey]
         what = {"ctl32us": "control work every 32 us on the same core (ufab-edge on one lcore)",
                 "ctl1s": "control work once per second (the data path alone)",
+                "ctl1s_queued": "control work once per second, every frame through the queues (sched_bypass: false)",
                 "ctl32us_control_on_lcore0": "per worker core, control on lcore 0 (Alg. 1 every 32 us there;"
                                              " the pairs' timers stay on the worker)",
                 "ctl32us_answering_fabric": "control work every 32 us on the same core, on a fabric that answers"
