@@ -188,7 +188,8 @@ class alignas(64) VmPair {
   bool path_drained(size_t path) const { return paths_[path].drained; }
   // Finish now (§3.6) as an idle pair would: the switches subtract the pair.
   // Only an active pair sends a finish; any pair forgets the data that
-  // arrived since its last poll (on_data_arrived), so it does not join for it.
+  // arrived while it was not sending (on_data_arrived), so it does not join
+  // for it (the edge's stop).
   void finish_now(Nanos now);
   // A finish is out and not every hop has acked yet.
   bool finish_pending() const;

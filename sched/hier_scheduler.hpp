@@ -49,9 +49,9 @@
 // same size distribution.
 //
 // Memory: all of it is allocated by the constructor, in one block (one
-// allocation, 64-byte aligned; on Linux 2 MiB-aligned and advised for
-// transparent huge pages when it is large, so that the random per-pair
-// accesses of the data path do not miss the TLB); enqueue and dequeue never
+// allocation, 64-byte aligned; on Linux, when it is large, mapped 2 MiB
+// aligned and advised for transparent huge pages, sched/huge_pages.hpp, so
+// that the random per-pair accesses of the data path do not miss the TLB); enqueue and dequeue never
 // allocate, lock or make system calls, and cost O(1) (the WFQ's choice is the root of
 // a tournament tree over the 8 class keys, updated along one path). Packets sit in one shared pool of descriptors {handle, len, next}
 // linked into per-flow FIFOs; the pool's free list is LIFO, so the
@@ -412,7 +412,8 @@ class HierScheduler {
   // bypasses nothing.
   bool bypass_possible() const { return active_mask_ == 0 && !pacing_on_; }
   // enqueue_burst() with try_bypass() first for each packet the caller
-  // allows to bypass (may_bypass[i]; every packet when may_bypass is null), in order: bypassed[i] says packet i
+  // allows to bypass (may_bypass[i]; every packet when may_bypass is null),
+  // in order: bypassed[i] says packet i
   // left at once (pkts[i] stays the caller's, and accepted[i] is true); else
   // it was enqueued (accepted[i] as enqueue()'s result). A packet enqueued
   // as eligible ends the bypasses of the burst (the rounds are no longer

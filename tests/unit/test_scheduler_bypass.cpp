@@ -122,13 +122,20 @@ TEST(Bypass, NeverWithPacingOnOrForUnknownPairsOrBadLengths) {
 // A burst: bypassed[] and accepted[] per packet, in order; packets that may
 // not bypass or do not fit are queued, and the first one queued as eligible
 // ends the burst's bypasses. Then the queue drains in WFQ/RR order.
+namespace {
+// The burst both burst tests send: packet i to pairs[i]'s flow flows[i].
+struct SevenPackets {
+  //                          0    1    2    3    4    5    6
+  std::array<uint32_t, 7> pairs = {0, 4, 0, 0, 1, 5, 6};
+  std::array<uint32_t, 7> flows = {0, 0, 1, 0, 0, 0, 0};
+  std::array<uint32_t, 7> pkts = {10, 40, 11, 12, 13, 50, 60};
+  std::array<uint32_t, 7> lens = {100, 100, 100, 100, 100, 100, 100};
+};
+}  // namespace
+
 TEST(Bypass, BurstBypassesInOrderUntilSomethingIsEligible) {
   Sched s = make(250);
-  //                          0    1    2    3    4    5    6
-  const std::array<uint32_t, 7> pairs = {0, 4, 0, 0, 1, 5, 6};
-  const std::array<uint32_t, 7> flows = {0, 0, 1, 0, 0, 0, 0};
-  std::array<uint32_t, 7> pkts = {10, 40, 11, 12, 13, 50, 60};
-  const std::array<uint32_t, 7> lens = {100, 100, 100, 100, 100, 100, 100};
+  auto [pairs, flows, pkts, lens] = SevenPackets{};
   const std::array<bool, 7> may = {true, true, true, true, false, true, true};
   std::array<bool, 7> accepted{}, bypassed{};
   // Pair 0 bypasses (in flight 100), 4 bypasses, 0 again (200 <= 250). 0 a
@@ -158,10 +165,7 @@ TEST(Bypass, BurstBypassesInOrderUntilSomethingIsEligible) {
 // only pair 0's third packet waits, blocked behind its window.
 TEST(Bypass, NullMayBypassLetsEveryPacketTry) {
   Sched s = make(250);
-  const std::array<uint32_t, 7> pairs = {0, 4, 0, 0, 1, 5, 6};
-  const std::array<uint32_t, 7> flows = {0, 0, 1, 0, 0, 0, 0};
-  std::array<uint32_t, 7> pkts = {10, 40, 11, 12, 13, 50, 60};
-  const std::array<uint32_t, 7> lens = {100, 100, 100, 100, 100, 100, 100};
+  auto [pairs, flows, pkts, lens] = SevenPackets{};
   std::array<bool, 7> accepted{}, bypassed{};
   EXPECT_EQ(s.enqueue_or_bypass_burst(pairs.data(), flows.data(), pkts.data(), lens.data(), 7, nullptr,
                                       accepted.data(), bypassed.data()),
