@@ -38,6 +38,8 @@ void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const 
       continue;
     }
     vp.on_data_sent(lens[i], now);
+    // Window gating off: the window must never hold the pair (stages.hpp).
+    if (unlikely(!s.cfg.window_gating) && s.sched.inflight(p) >= kOpenWindowClear) s.sched.on_acked(p, UINT64_MAX);
     s.on_sent(p);
     s.pacer.spend(lens[i]);
     ++s.stats.encapsulated;

@@ -18,6 +18,9 @@
 //     open) the selecting pair's first frame leaves at once (bypassed 1,
 //     queued 0), and the pair still joins at its poll with its queue empty:
 //     the arrival is its demand (VmPair::on_data_arrived), not the queue.
+//  6. Still without gating: over 17 MB to the pair between two polls all
+//     leave at once; the scheduler's in-flight count stays bounded
+//     (pipeline::kOpenWindowClear), so the open window is never reached.
 //
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
 #include <rte_mbuf.h>
@@ -124,7 +127,27 @@ void run(bool bypass, bool gating = true) {
   o.control += after.control;
   ITEST_CHECK(o.data == std::vector<uint16_t>{1} && early == want_bypassed && o.control >= 1,
               "%s, step 1: %zu data frames (%zu before the tick), %zu control", mode, o.data.size(), early, o.control);
-  if (!gating) return;
+  if (!gating) {
+    // 6. Without gating the window never holds the pair, however long
+    //    between its polls: 12,000 frames of ~1.5 KB (over 17 MB, no tick)
+    //    all leave at once, and the scheduler's in-flight count stays under
+    //    kOpenWindowClear plus one frame (it grew to the whole 17 MB before,
+    //    and at ~4 GB the pair was held until its next poll).
+    const uint64_t before = s.stats.bypassed;
+    size_t out = 0;
+    for (uint16_t b = 0; b < 375; ++b) {
+      r.burst(std::vector<uint32_t>(32, kB1), std::vector<uint16_t>(32, static_cast<uint16_t>(1000 + b)), 1400);
+      out += r.drain().data.size();
+    }
+    const uint64_t frame = vm_frame(kA1, kB1, 0, 1400, 0).size() + s.encap_bytes(b1, s.pairs[b1].active_path());
+    ITEST_CHECK(s.stats.bypassed - before == 12000 && out == 12000 && s.queued() == 0 &&
+                    s.sched.inflight(b1) < pipeline::kOpenWindowClear + frame,
+                "%s, step 6: bypassed %lu, out %zu (want 12000 each), queued %lu, in flight %lu (want < %u + %lu)",
+                mode, static_cast<unsigned long>(s.stats.bypassed - before), out,
+                static_cast<unsigned long>(s.queued()), static_cast<unsigned long>(s.sched.inflight(b1)),
+                pipeline::kOpenWindowClear, static_cast<unsigned long>(frame));
+    return;
+  }
 
   // 2. b2 (selecting, window 0) queues; b1's two frames leave on arrival, or wait for the dequeue.
   r.burst({kB2, kB1, kB1}, {20, 2, 3}, 100);
