@@ -59,11 +59,8 @@ class ClassifyCache {
   uint32_t lookup(const void* key, uint32_t hash) const {
     if (!enabled()) return kMiss;
     const Set& s = sets_[hash & mask_];
-    uint64_t k[2];
-    std::memcpy(k, key, kKeyBytes);
-    for (uint32_t w = 0; w < kWays; ++w)
-      if (s.value[w] != kMiss && s.key[w][0] == k[0] && s.key[w][1] == k[1]) return s.value[w];
-    return kMiss;
+    const uint32_t w = s.find(key);
+    return w == kWays ? kMiss : s.value[w];
   }
 
   // Caches key -> value (value != kMiss): in an empty way of its set, else
@@ -74,9 +71,7 @@ class ClassifyCache {
     Set& s = sets_[hash & mask_];
     uint64_t k[2];
     std::memcpy(k, key, kKeyBytes);
-    uint32_t way = kWays;
-    for (uint32_t w = 0; w < kWays && way == kWays; ++w)
-      if (s.value[w] != kMiss && s.key[w][0] == k[0] && s.key[w][1] == k[1]) way = w;
+    uint32_t way = s.find(key);
     for (uint32_t w = 0; w < kWays && way == kWays; ++w)
       if (s.value[w] == kMiss) way = w;
     if (way == kWays) {
@@ -93,6 +88,14 @@ class ClassifyCache {
     uint64_t key[kWays][2] = {};
     uint32_t value[kWays] = {kMiss, kMiss, kMiss};
     uint32_t victim = 0;
+    // The way holding key (kKeyBytes bytes), or kWays.
+    uint32_t find(const void* key) const {
+      uint64_t k[2];
+      std::memcpy(k, key, kKeyBytes);
+      for (uint32_t w = 0; w < kWays; ++w)
+        if (value[w] != kMiss && this->key[w][0] == k[0] && this->key[w][1] == k[1]) return w;
+      return kWays;
+    }
   };
   static_assert(sizeof(Set) == 64 && std::is_trivially_destructible_v<Set>);
   struct Release {  // no member initializer: default-constructible inside the class

@@ -47,21 +47,25 @@ std::string unique(const char* what) {
 }  // namespace
 
 EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_ports, const Layout& l, uint16_t w)
+    : EdgeState(c, mp, n_ports, l, w, count_pairs(c, l, w)) {}
+
+EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_ports, const Layout& l, uint16_t w,
+                     size_t n_pairs)
     : cfg(c),
       pool(mp),
       burst(static_cast<uint16_t>(std::min<uint32_t>(c.burst, TxBuffer::kCap))),
       layout(l),
       worker(w),
-      sched(sched_config(c, count_pairs(c, l, w))),
-      classify(unique("cls"), static_cast<uint32_t>(std::max<size_t>(count_pairs(c, l, w), 1)), sizeof(ClassifyKey),
+      sched(sched_config(c, n_pairs)),
+      classify(unique("cls"), static_cast<uint32_t>(std::max<size_t>(n_pairs, 1)), sizeof(ClassifyKey),
                ClassifyKey::table_hash),
-      classify_cache(c.classify_cache ? static_cast<uint32_t>(count_pairs(c, l, w)) : 0),
+      classify_cache(c.classify_cache ? static_cast<uint32_t>(n_pairs) : 0),
       local_vms(unique("vm"), static_cast<uint32_t>(c.vms.size()), sizeof(VmKey)),
       vm_src(unique("src"), static_cast<uint32_t>(c.vms.size()), sizeof(ClassifyKey), ClassifyKey::table_hash),
-      wire_pairs(unique("wp"), static_cast<uint32_t>(std::max<size_t>(count_pairs(c, l, w), 1)), sizeof(uint32_t)),
+      wire_pairs(unique("wp"), static_cast<uint32_t>(std::max<size_t>(n_pairs, 1)), sizeof(uint32_t)),
       host_by_ip(unique("host"), static_cast<uint32_t>(c.hosts.size()), sizeof(uint32_t)),
       incoming_tbl(unique("in"), c.max_incoming, sizeof(IncomingKey)),
-      timers(static_cast<uint32_t>(count_pairs(c, l, w)), std::max<Nanos>(c.token_period_ns, 1)),
+      timers(static_cast<uint32_t>(n_pairs), std::max<Nanos>(c.token_period_ns, 1)),
       gate_(std::make_unique<HostMigrationGate>(c.params.freeze_max_rtts, c.seed + w)) {
   // Each worker paces its share of the NIC rate; the bucket holds two
   // full-size frames or 20 us at that rate (a worker's nap), whichever is more.
@@ -97,11 +101,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
   }
 
   vm_pairs.resize(c.vms.size());
-  size_t shard_pairs = 0;  // one allocation for the VmPairs (~10 KB each)
-  for (size_t v = 0; v < c.vms.size(); ++v)
-    if (layout.vm_owner[v] == worker)
-      for (const edge::VmCfg& rv : c.remote_vms) shard_pairs += rv.vni == c.vms[v].vni;
-  pairs.reserve(shard_pairs);
+  pairs.reserve(n_pairs);  // one allocation for the VmPairs (~10 KB each)
   uint32_t global = 0;
   for (size_t v = 0; v < c.vms.size(); ++v) {
     const edge::VmCfg& l = c.vms[v];

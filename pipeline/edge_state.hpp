@@ -233,6 +233,10 @@ class EdgeState {
   bool bypass_on() const { return cfg.sched_bypass && !pacer.paced(); }
 
  private:
+  // The constructor's work, with the shard's pair count (counted once: it
+  // sizes the scheduler, the tables, the cache, the timers and the pairs).
+  EdgeState(const edge::EdgeConfig& cfg, rte_mempool* pool, uint16_t n_ports, const Layout& layout, uint16_t worker,
+            size_t n_pairs);
   // This host's freeze window (§3.5), one per worker: pairs of a host on
   // different workers migrate under independent windows.
   std::unique_ptr<HostMigrationGate> gate_;
