@@ -16,6 +16,7 @@
 
 #include <rte_mbuf.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "control/clock.hpp"
@@ -59,14 +60,34 @@ struct PollLimit {
   static constexpr size_t kPollGroup = 8;
   const dpdk::TscClock* clock = nullptr;
   Nanos until = 0;
-  // Timers within `share` of the worker: the call may take share / (1 -
-  // share) of `other`, the time since the last call ended (capped at `cap`,
-  // so a long quiet stretch does not buy a long call). share 1: no bound.
-  static PollLimit within_share(const dpdk::TscClock* clock, double share, Nanos now, Nanos other, Nanos cap) {
-    if (share >= 1.0) return {};
-    const double d = static_cast<double>(other < cap ? other : cap) * share / (1.0 - share);
-    return {clock, now + static_cast<Nanos>(d)};
+};
+// params.pair_poll_max_share as a budget of time (worker.cpp run_polls): the
+// credit grows by `share` ns per ns that passes, up to `depth` (share of one
+// token period), and a call spends what it took. A call starts only with
+// credit left and may take all of it (PollLimit), overshooting by at most
+// one group of pairs; the overshoot is owed, and the calls wait until the
+// credit is positive again. So over any stretch the timers take at most
+// `share` of it, plus the depth and one group. (A limit per call of share /
+// (1 - share) of the time since the last one, without the debt, let the
+// first group of every call through: 8 polls of a few cold lines each
+// overran the bound in every iteration.)
+struct PollCredit {
+  double share = 1.0;
+  double depth = 0;   // ns
+  double credit = 0;  // ns of timer work allowed now; negative: owed
+  Nanos at = 0;       // when credit last grew
+  PollCredit() = default;
+  PollCredit(double s, Nanos period) : share(s), depth(s * static_cast<double>(period)), credit(depth) {}
+  bool bounded() const { return share < 1.0; }
+  void grow(Nanos now) {
+    if (now <= at) return;
+    credit = std::min(depth, credit + static_cast<double>(now - at) * share);
+    at = now;
   }
+  // The call starting at `now` (after grow(now)); none when nothing is left.
+  bool may_poll() const { return credit > 0; }
+  PollLimit limit(const dpdk::TscClock* clock, Nanos now) const { return {clock, now + static_cast<Nanos>(credit)}; }
+  void spend(Nanos took) { credit -= static_cast<double>(took); }
 };
 // The pairs' timers (VmPair::poll), windows, due control messages, history:
 // the pairs collected as due, at most s.poll_budget() per call and within

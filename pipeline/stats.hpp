@@ -51,7 +51,7 @@ struct EdgeStats {
   uint64_t token_rounds_stretched = 0;  // Control::stretched
   uint64_t token_vm_assignments = 0;    // Control::vms_assigned: sender VMs recomputed (inputs changed)
   // The pairs' timer work (poll_pairs): pairs polled, and calls that
-  // stopped at params.pair_poll_max_share with due pairs left.
+  // stopped, or did not start, at params.pair_poll_max_share (PollCredit).
   uint64_t pair_polls = 0, pair_poll_cuts = 0;
   uint64_t bypassed = 0;  // VM frames sent on arrival, not queued (params.sched_bypass); also in encap
   // Frames handed to another worker through a ring (dispatch or TX) and

@@ -28,14 +28,13 @@ struct WorkerCtx {
   bool round_open = false;  // a round is under way: one step per iteration
   Nanos round_start = 0, round_spent = 0;
   Nanos next_ack_sweep = 0;
-  Nanos poll_end = 0;  // when the last poll_pairs call ended (pair_poll_max_share)
+  PollCredit poll_credit = {};  // params.pair_poll_max_share (run_polls)
   uint64_t idle_polls = 0;
 };
 
 // The pairs' timer work within params.pair_poll_max_share s of the worker
-// while frames arrive: a call may take s / (1 - s) of the time since the
-// last call ended (at most one token period's worth), so timers take at
-// most s and the data path at least 1 - s. 8K pairs with demand at T =
+// while frames arrive (PollCredit, stages.hpp): timers take at most s and
+// the data path at least 1 - s. 8K pairs with demand at T =
 // 20 us are 410M per-RTT ticks a second, far more than a core does:
 // unbounded, the timers took ~70% of the worker (bench edge, 64 B, 32 us:
 // 2.1 Mpps against 7.7 with the timers idle). In an iteration that received
@@ -43,13 +42,19 @@ struct WorkerCtx {
 // the fabric pacer do not need the worker, and a worker with nothing else
 // to do should not leave due pairs waiting.
 void run_polls(WorkerCtx& w, Nanos now, bool frames_arrived) {
-  const edge::EdgeConfig& cfg = w.s->cfg;
-  const PollLimit limit = frames_arrived ? PollLimit::within_share(w.clock, cfg.pair_poll_max_share, now,
-                                                                   now > w.poll_end ? now - w.poll_end : 0,
-                                                                   cfg.token_period_ns)
-                                         : PollLimit{};
-  poll_pairs(*w.s, now, limit);
-  w.poll_end = w.clock->now();
+  PollCredit& c = w.poll_credit;
+  if (!frames_arrived || !c.bounded()) {
+    poll_pairs(*w.s, now);
+    return;
+  }
+  const Nanos t0 = w.clock->now();
+  c.grow(t0);
+  if (!c.may_poll()) {
+    ++w.s->stats.pair_poll_cuts;  // owed: the due pairs wait for the next call
+    return;
+  }
+  poll_pairs(*w.s, now, c.limit(w.clock, t0));
+  c.spend(w.clock->now() - t0);
 }
 
 // One step of the open Alg. 1 round on a mixed lcore. A round over many
@@ -216,7 +221,10 @@ void run(Edge& e, Telemetry& tel, const LoopConfig& cfg, const dpdk::TscClock& c
   cs.next_stats = cs.last_rx + cfg.stats_interval;
   StopSequence stop(cfg.stop_timeout);
   std::vector<WorkerCtx> ctx;
-  for (auto& s : e.shards) ctx.push_back(WorkerCtx{&e, s.get(), &clock});
+  for (auto& s : e.shards) {
+    ctx.push_back(WorkerCtx{&e, s.get(), &clock});
+    ctx.back().poll_credit = PollCredit(s->cfg.pair_poll_max_share, s->cfg.token_period_ns);
+  }
   // The main lcore (control, and in the mixed layout the worker) naps for
   // microseconds too (edge/dpdk/timer_slack.hpp).
   (void)dpdk::set_fine_timer_slack();

@@ -10,9 +10,10 @@
 // The time bound (params.pair_poll_max_share, PollLimit): with its deadline
 // already passed, a call polls one group of 8 pairs and stops, so the 1000
 // pairs woken again take 125 calls, 124 of them cut (the last ends with the
-// list); each pair once; pair_polls counts every poll. The deadline itself:
-// share 1/4 gives a call a third of the time since the last one ended
-// (3000 ns -> 1000 ns), capped at one token period.
+// list); each pair once; pair_polls counts every poll. The share itself
+// (PollCredit): 1/4 ns of credit per ns, at most 1/4 of a 32 us period
+// (8000 ns); a call that overran is owed and the next calls wait for it,
+// so over 10,000 iterations the timers take a quarter of the time.
 //
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
 
@@ -111,14 +112,44 @@ void check_budget() {
   pipeline::poll_pairs(s, now + 3000, pipeline::PollLimit{&clock, clock.now() + 60 * kSec});
   ITEST_CHECK(s.due_next == 250, "unbinding deadline: polled %zu, want 250", s.due_next);
 
-  const pipeline::PollLimit q = pipeline::PollLimit::within_share(&clock, 0.25, 5000, 3000, 32000);
-  ITEST_CHECK(q.clock == &clock && q.until == 6000, "share 1/4 after 3000 ns: until %lu, want 6000",
-              static_cast<unsigned long>(q.until));
-  const pipeline::PollLimit capped = pipeline::PollLimit::within_share(&clock, 0.5, 5000, 1'000'000, 32000);
-  ITEST_CHECK(capped.until == 37000, "share 1/2 after 1 ms, cap 32 us: until %lu, want 37000",
-              static_cast<unsigned long>(capped.until));
-  ITEST_CHECK(pipeline::PollLimit::within_share(&clock, 1.0, 5000, 3000, 32000).clock == nullptr,
-              "share 1 must not bound");
+  // The share as a budget (PollCredit): share 1/4 of a 32 us period keeps
+  // at most 8000 ns, and starts full.
+  pipeline::PollCredit c(0.25, 32000);
+  c.grow(5000);  // 8000 + 5000 / 4, kept at the depth
+  ITEST_CHECK(c.may_poll() && c.limit(&clock, 5000).until == 13000, "full credit at 5000: until %lu, want 13000",
+              static_cast<unsigned long>(c.limit(&clock, 5000).until));
+  c.spend(9000);  // the last group overran: 1000 ns owed
+  c.grow(7000);   // -1000 + 2000 / 4
+  ITEST_CHECK(!c.may_poll() && c.credit == -500, "owing at 7000: credit %.0f, want -500 and no call", c.credit);
+  c.grow(9000);  // -500 + 2000 / 4: nothing left is not enough
+  ITEST_CHECK(!c.may_poll() && c.credit == 0, "at 9000: credit %.0f, want 0 and no call", c.credit);
+  c.grow(9004);  // 4 ns more: 1 ns of credit
+  ITEST_CHECK(c.may_poll() && c.limit(&clock, 9004).until == 9005, "at 9004: until %lu, want 9005",
+              static_cast<unsigned long>(c.limit(&clock, 9004).until));
+  c.grow(1'009'004);
+  ITEST_CHECK(c.credit == 8000, "after 1 ms: credit %.0f, want the depth 8000", c.credit);
+  ITEST_CHECK(!pipeline::PollCredit(1.0, 32000).bounded() && pipeline::PollCredit(0.25, 32000).bounded(),
+              "share 1 must not bound, share 1/4 must");
+  // The share holds over time however long one call's group takes: an
+  // iteration every 1000 ns whose call (when allowed) takes 3000 ns. In
+  // 10 ms the calls take at most 1/4 of it, plus the depth and one call.
+  pipeline::PollCredit run(0.25, 32000);
+  Nanos t = 0, polled_ns = 0;
+  size_t allowed = 0;
+  for (int i = 0; i < 10000; ++i) {
+    t += 1000;
+    run.grow(t);
+    if (!run.may_poll()) continue;
+    ++allowed;
+    run.spend(3000);
+    polled_ns += 3000;
+    t += 3000;
+  }
+  ITEST_CHECK(4 * polled_ns <= t + 4 * (8000 + 3000), "timers took %lu of %lu ns, more than a quarter",
+              static_cast<unsigned long>(polled_ns), static_cast<unsigned long>(t));
+  ITEST_CHECK(4 * polled_ns >= t - 4 * 3000, "timers took %lu of %lu ns, less than a quarter with work due",
+              static_cast<unsigned long>(polled_ns), static_cast<unsigned long>(t));
+  ITEST_CHECK(allowed < 10000, "every iteration polled (%zu): the share did not hold", allowed);
 }
 
 }  // namespace
