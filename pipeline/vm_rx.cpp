@@ -34,25 +34,22 @@ namespace {
 constexpr size_t kEth = 14;
 
 // The pair's flow of a frame (§4.1: RR over a pair's flows): CRC32-C of the
-// 5-tuple, each word hashed by value, folded into [0, flows) by
+// 5-tuple, hashed by value, folded into [0, flows) by
 // multiply-shift (the CRC's high bits). Hashing a tuple struct with
 // rte_hash_crc(&t, sizeof t, 0) instead reads it through uint64_t pointers,
 // which GCC at -O3 takes as not reading the fields just stored (strict
 // aliasing): the flow then depended on stack contents, frames of one flow
 // went to different FIFOs and left out of order (the round trip's per-flow
 // inversions).
-uint32_t flow_of(const uint8_t* d, uint32_t len, uint32_t flows) {
-  uint32_t src, dst, ports = 0;
-  std::memcpy(&src, d + 26, 4);
-  std::memcpy(&dst, d + 30, 4);
+uint32_t flow_of(const uint8_t* d, uint32_t len, uint32_t src, uint32_t dst, uint32_t flows) {
+  uint32_t ports = 0;
   const uint32_t proto = d[23];
   const size_t l4 = kEth + 4 * static_cast<size_t>(d[14] & 0xf);
   const bool first_fragment = (d[20] & 0x1f) == 0 && d[21] == 0;
   if ((proto == 6 || proto == 17) && first_fragment && len >= l4 + 4) std::memcpy(&ports, d + l4, 4);
-  uint32_t h = rte_hash_crc_4byte(src, 0);
-  h = rte_hash_crc_4byte(dst, h);
-  h = rte_hash_crc_4byte(ports, h);
-  h = rte_hash_crc_4byte(proto, h);
+  // Two 8-byte words, (src, dst) and (ports, protocol), by value.
+  const uint32_t h = rte_hash_crc_8byte(uint64_t{ports} | uint64_t{proto} << 32,
+                                        rte_hash_crc_8byte(uint64_t{src} | uint64_t{dst} << 32, 0));
   return static_cast<uint32_t>((uint64_t{h} * flows) >> 32);
 }
 
@@ -104,42 +101,47 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
       continue;
     }
     const uint8_t* d = rte_pktmbuf_mtod(m, const uint8_t*);
-    const VlanTags tags = read_tags(d, len);
-    if (tags.n != 0 || unlikely(tags.bare_stag)) {
-      // An S-tag must carry a C-tag (bare_stag: unknown).
-      const bool known = tags.n == 1 ? s.cfg.tenant_of_vlan[tags.vlan] >= 0
-                                     : tags.n == 2 && s.cfg.qinq_tenant(tags.svlan, tags.vlan) >= 0;
-      if (unlikely(!known)) {
-        s.stats.drop(port, Drop::unknown_vlan);
+    VlanTags tags;
+    if (unlikely(!plain_not_ufab(d, len, s.cfg.udp_port))) {
+      // Tags, uFAB, IPv4 for all but the frames VMs send most (not_ufab.hpp).
+      tags = read_tags(d, len);
+      if (tags.n != 0 || unlikely(tags.bare_stag)) {
+        // An S-tag must carry a C-tag (bare_stag: unknown).
+        const bool known = tags.n == 1 ? s.cfg.tenant_of_vlan[tags.vlan] >= 0
+                                       : tags.n == 2 && s.cfg.qinq_tenant(tags.svlan, tags.vlan) >= 0;
+        if (unlikely(!known)) {
+          s.stats.drop(port, Drop::unknown_vlan);
+          rte_pktmbuf_free(m);
+          continue;
+        }
+        strip_vlan(m, tags.n);  // from here on the frame is as an untagged VM sends it
+        d = rte_pktmbuf_mtod(m, const uint8_t*);
+        len -= tags.n * kVlanTagBytes;
+      }
+      const wire::WireError e = surely_not_ufab(d, len, s.cfg.udp_port)
+                                    ? wire::WireError::not_ufab  // without the full parse
+                                    : wire::parse_frame(std::span<const uint8_t>(d, len), v, s.cfg.udp_port);
+      if (unlikely(e != wire::WireError::not_ufab)) {
+        // A well-formed uFAB frame (probe, response, tunnel data) from a VM is
+        // spoofing; anything else parse_frame refuses is a broken frame.
+        s.stats.drop(port, e == wire::WireError::ok ? Drop::spoofed : Drop::malformed);
         rte_pktmbuf_free(m);
         continue;
       }
-      strip_vlan(m, tags.n);  // from here on the frame is as an untagged VM sends it
-      d = rte_pktmbuf_mtod(m, const uint8_t*);
-      len -= tags.n * kVlanTagBytes;
+      if (unlikely(len < kEth + 20 || d[12] != 0x08 || d[13] != 0x00)) {
+        s.stats.drop(port, Drop::not_ipv4);
+        rte_pktmbuf_free(m);
+        continue;
+      }
     }
-    const wire::WireError e = surely_not_ufab(d, len, s.cfg.udp_port)
-                                  ? wire::WireError::not_ufab  // the common case, without the full parse
-                                  : wire::parse_frame(std::span<const uint8_t>(d, len), v, s.cfg.udp_port);
-    if (unlikely(e != wire::WireError::not_ufab)) {
-      // A well-formed uFAB frame (probe, response, tunnel data) from a VM is
-      // spoofing; anything else parse_frame refuses is a broken frame.
-      s.stats.drop(port, e == wire::WireError::ok ? Drop::spoofed : Drop::malformed);
-      rte_pktmbuf_free(m);
-      continue;
-    }
-    if (unlikely(len < kEth + 20 || d[12] != 0x08 || d[13] != 0x00)) {
-      s.stats.drop(port, Drop::not_ipv4);
-      rte_pktmbuf_free(m);
-      continue;
-    }
-    keys[k] = ClassifyKey{port, tags.vlan, 0, 0, tags.svlan};
-    std::memcpy(&keys[k].src_ip, d + 26, 4);
-    std::memcpy(&keys[k].dst_ip, d + 30, 4);
+    uint32_t src, dst;  // network order, as the tables hold them
+    std::memcpy(&src, d + 26, 4);
+    std::memcpy(&dst, d + 30, 4);
+    keys[k] = ClassifyKey{port, tags.vlan, src, dst, tags.svlan};
     kp[k] = &keys[k];
     sig[k] = keys[k].hash();
     s.classify_cache.prefetch(sig[k]);
-    flows[k] = flow_of(d, len, s.cfg.flows_per_pair);
+    flows[k] = flow_of(d, len, src, dst, s.cfg.flows_per_pair);
     cand[k++] = m;
   }
   if (s.offload.marks(port)) {
