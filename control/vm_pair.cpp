@@ -56,13 +56,6 @@ double VmPair::window(Nanos now) const {
   return adm_.window();
 }
 
-void VmPair::on_data_sent(uint32_t bytes, Nanos now) {
-  sent_ += bytes;
-  last_data_ = now;
-  history_.record(now, sent_);
-  if (active_ >= 0) paths_[static_cast<size_t>(active_)].pacer.on_data_sent(bytes);
-}
-
 void VmPair::fill_probe(int path, wire::MsgType type, uint8_t flags, Nanos now, wire::Message& msg) {
   const Path& p = paths_[static_cast<size_t>(path)];
   // Header fields one by one and only the n_hop records the message carries

@@ -329,4 +329,13 @@ class alignas(64) VmPair {
   Counters c_;
 };
 
+// Per data frame, so inline: the edge's send loop writes frame bytes through
+// char pointers and an opaque call here made it reload everything else too.
+inline void VmPair::on_data_sent(uint32_t bytes, Nanos now) {
+  sent_ += bytes;
+  last_data_ = now;
+  history_.record(now, sent_);
+  if (active_ >= 0) paths_[static_cast<size_t>(active_)].pacer.on_data_sent(bytes);
+}
+
 }  // namespace ufab

@@ -15,21 +15,29 @@ namespace ufab::pipeline {
 
 void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const uint32_t* ids, size_t n, Nanos now) {
   const uint16_t fp = s.cfg.fabric_port;
+  // The tables in locals: the headers are written through char pointers,
+  // which may alias anything, so s.pairs[p] and the like were reloaded from
+  // their vectors for every frame.
+  VmPair* const pairs = s.pairs.data();
+  const PairMeta* const meta = s.meta.data();
+  const HostRoutes* const hosts = s.hosts.data();
+  TxBuffer& tx = s.tx[fp];
+  const bool open_window = !s.cfg.window_gating;
   // Each frame touches its pair's VmPair (several KB, a random one per
   // frame at scale): prefetch the burst's pairs in two passes first.
   for (size_t i = 0; i < n; ++i) {
-    s.pairs[ids[i]].prefetch_state();
-    rte_prefetch0(&s.meta[ids[i]]);
+    pairs[ids[i]].prefetch_state();
+    rte_prefetch0(&meta[ids[i]]);
   }
-  for (size_t i = 0; i < n; ++i) s.pairs[ids[i]].prefetch_paths();
+  for (size_t i = 0; i < n; ++i) pairs[ids[i]].prefetch_paths();
+  size_t sent = 0;
   for (size_t i = 0; i < n; ++i) {
     const uint32_t p = ids[i];
-    VmPair& vp = s.pairs[p];
-    const PairMeta& pm = s.meta[p];
-    const HostRoutes& h = s.hosts[pm.host];
+    VmPair& vp = pairs[p];
+    const PairMeta& pm = meta[p];
     const int ap = vp.active_path();
     const size_t path = ap < 0 ? 0 : static_cast<size_t>(ap);
-    if (unlikely(!encap_data(pkts[i], h.data_encap[path], pm.shim))) {
+    if (unlikely(!encap_data(pkts[i], hosts[pm.host].data_encap[path], pm.shim))) {
       s.sched.on_acked(p, lens[i]);  // never sent: give the scheduler its bytes back
       s.stats.drop(fp, Drop::no_headroom);
       rte_pktmbuf_free(pkts[i]);
@@ -39,16 +47,17 @@ void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const 
     }
     vp.on_data_sent(lens[i], now);
     // Window gating off: the window must never hold the pair (stages.hpp).
-    if (unlikely(!s.cfg.window_gating) && s.sched.inflight(p) >= kOpenWindowClear) s.sched.on_acked(p, UINT64_MAX);
+    if (unlikely(open_window) && s.sched.inflight(p) >= kOpenWindowClear) s.sched.on_acked(p, UINT64_MAX);
     s.on_sent(p);
     s.pacer.spend(lens[i]);
-    ++s.stats.encapsulated;
-    s.tx[fp].push(pkts[i]);
+    ++sent;
+    tx.push(pkts[i]);
   }
+  s.stats.encapsulated += sent;
   // After each run of one pair's frames: its probe every L_w bytes, or
   // whatever else is due; most pairs have nothing (VmPair::may_send_message).
   for (size_t i = 0; i < n; ++i)
-    if ((i + 1 == n || ids[i + 1] != ids[i]) && s.pairs[ids[i]].may_send_message()) control_tx(s, ids[i], now);
+    if ((i + 1 == n || ids[i + 1] != ids[i]) && pairs[ids[i]].may_send_message()) control_tx(s, ids[i], now);
 }
 
 uint32_t sched_tx(EdgeState& s, Nanos now) {
