@@ -73,7 +73,9 @@ struct ClassifyKey {
   uint16_t port;
   uint16_t vlan;  // 802.1Q VLAN id of the VM's tenant (with QinQ the C-VLAN id), 0: untagged (pipeline/vlan.hpp)
   uint32_t src_ip, dst_ip;
-  uint32_t svlan = 0;  // QinQ S-VLAN id, 0: none. 16 bytes: rte_hash compares 16-byte keys with one vector compare
+  uint32_t svlan;  // QinQ S-VLAN id, 0: none. 16 bytes: rte_hash compares 16-byte keys with one vector compare
+  // No default member initializers: every key is built from all five
+  // fields, and vm_rx's array of a burst's keys is then not cleared per burst.
 
   // The classification tables' hash: CRC32-C of the key's two 8-byte words,
   // built from the fields by value (so a key just stored is hashed as

@@ -396,15 +396,8 @@ class HierScheduler {
   // WFQ start tags and virtual time do not advance for it (as for a packet
   // that never met contention). False: enqueue() it as usual.
   bool try_bypass(uint32_t pair, uint32_t len) {
-    if (!bypass_possible() || pair >= cfg_.max_pairs || len - 1 >= kMaxPacketLen) return false;
-    Pair& pr = pairs_[pair];
-    if (pr.state != PairState::kIdle || !fits(pr, len)) return false;
-    pr.inflight += len;
-    ++ctr_.enqueued;
-    ++ctr_.dequeued;
-    ++ctr_.bypassed;
-    ctr_.enqueued_bytes += len;
-    ctr_.dequeued_bytes += len;
+    if (!take_bypass(pair, len)) return false;
+    count_bypassed(1, len);
     return true;
   }
   // Whether any packet may bypass now (no pair eligible, pacing off):
@@ -476,17 +469,38 @@ class HierScheduler {
                const bool* may_bypass, bool* accepted, bool* bypassed) {
     constexpr size_t d = kEnqueuePrefetch;
     for (size_t i = 0; i < n && i < d; ++i) prefetch_target(pairs[i], flows[i]);
-    size_t ok = 0;
+    size_t ok = 0, nb = 0;
+    uint64_t nb_bytes = 0;
     for (size_t i = 0; i < n; ++i) {
       if (i + d < n) prefetch_target(pairs[i + d], flows[i + d]);
       bool b = false;
-      if constexpr (kBypass) b = (may_bypass == nullptr || may_bypass[i]) && try_bypass(pairs[i], lens[i]);
+      if constexpr (kBypass) {
+        b = (may_bypass == nullptr || may_bypass[i]) && take_bypass(pairs[i], lens[i]);
+        nb += b;
+        nb_bytes += b ? lens[i] : 0;
+      }
       const bool r = b || enqueue(pairs[i], flows[i], std::move(pkts[i]), lens[i]);
       if constexpr (kBypass) bypassed[i] = b;
       if (accepted != nullptr) accepted[i] = r;
       ok += r;
     }
+    if constexpr (kBypass) count_bypassed(nb, nb_bytes);  // once per burst
     return ok;
+  }
+  // try_bypass() without its counters (count_bypassed).
+  bool take_bypass(uint32_t pair, uint32_t len) {
+    if (!bypass_possible() || pair >= cfg_.max_pairs || len - 1 >= kMaxPacketLen) return false;
+    Pair& pr = pairs_[pair];
+    if (pr.state != PairState::kIdle || !fits(pr, len)) return false;
+    pr.inflight += len;
+    return true;
+  }
+  void count_bypassed(uint64_t packets, uint64_t bytes) {
+    ctr_.enqueued += packets;
+    ctr_.dequeued += packets;
+    ctr_.bypassed += packets;
+    ctr_.enqueued_bytes += bytes;
+    ctr_.dequeued_bytes += bytes;
   }
   static constexpr size_t kLine = 64;
   static_assert(kWeightClasses == 8, "the WFQ key packs the class into 3 bits");
