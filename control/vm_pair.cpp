@@ -96,6 +96,7 @@ bool VmPair::next_message(Nanos now, bool backlogged, wire::Message& msg, int& p
     p.sent_seq = p.pacer.on_probe_sent(now, T_);
     msg.seq = wire_seq(p.sent_seq, i);
     p.want_query = false;
+    note_message(i);
     p.query = true;
     ++c_.queries;
     path = static_cast<int>(i);
@@ -233,6 +234,7 @@ VmPair::Result VmPair::on_message(const wire::Message& m, Nanos now) {
       for (size_t i = 0; i < std::min<size_t>(m.n_hop, p.n_hop); ++i)
         if (m.hop[i].flags & wire::kHopAck) mask = static_cast<uint16_t>(mask | (1u << i));
       res.accepted = p.finish.on_ack(m.seq >> kPathBits, mask);
+      note_message(idx);
       if (res.accepted) ++c_.finish_acked;
       return res;
     }
@@ -256,7 +258,10 @@ VmPair::Result VmPair::on_message(const wire::Message& m, Nanos now) {
 
 void VmPair::start_queries(bool include_active) {
   for (size_t i = 0; i < n_paths_; ++i)
-    if (include_active || static_cast<int>(i) != active_) paths_[i].want_query = true;
+    if (include_active || static_cast<int>(i) != active_) {
+      paths_[i].want_query = true;
+      note_message(i);
+    }
 }
 
 bool VmPair::queries_pending() const {
@@ -280,6 +285,7 @@ void VmPair::join(int path, Nanos now, bool after_migration) {
   p.pacer = ProbePacer(prm_.probe_every_bytes, prm_.probe_timeout_rtts, p.pacer.outstanding_seq() + 1,
                        prm_.probe_timeout_max_rtts, p.pacer.loss_streak());
   p.finish = FinishTracker(prm_.probe_timeout_rtts, prm_.finish_max_retries);  // a rejoin cancels a finish
+  note_message(static_cast<size_t>(path));
   adm_.join(token(), prm_.unit_bw_Bps, T_, now);  // Scenario 1
   for (size_t i = 0; i < p.n_hop; ++i) p.own_w[i] = adm_.window();
   hold_until_ = after_migration && prm_.reorder_avoidance ? now + T_ : 0;
@@ -294,6 +300,7 @@ void VmPair::join(int path, Nanos now, bool after_migration) {
 void VmPair::start_finish(int path, Nanos now) {
   Path& p = paths_[static_cast<size_t>(path)];
   p.finish.start(now, T_, p.n_hop);
+  note_message(static_cast<size_t>(path));
   p.registered = false;
 }
 
@@ -403,7 +410,10 @@ void VmPair::poll(Nanos now, bool backlogged) {
         if (static_cast<int>(i) == active_) lost_this_rtt_ = true;
       }
     }
-    if (p.finish.check_give_up(now)) ++c_.finish_gave_up;  // aging at the switches cleans up
+    if (p.finish.check_give_up(now)) {
+      ++c_.finish_gave_up;  // aging at the switches cleans up
+      note_message(i);
+    }
   }
 
   // Demand of a pair not sending: its queue, or data that arrived since it

@@ -102,8 +102,7 @@ class alignas(64) VmPair {
   // query wanted, and the pair not active or its probe outstanding. A cheap
   // test before next_message for every pair served (ufab-edge's sched_tx).
   bool may_send_message() const {
-    for (size_t i = 0; i < n_paths_; ++i)
-      if (paths_[i].finish.state() == FinishState::pending || paths_[i].want_query) return true;
+    if (want_message_ != 0) return true;
     return state_ == State::active && !paths_[static_cast<size_t>(active_)].pacer.outstanding();
   }
 
@@ -200,8 +199,9 @@ class alignas(64) VmPair {
   // lib/sched does): prefetch_state() for every pair of the burst (the
   // lines on_data_sent, window and next_message read first: state, active
   // path, byte counters, admission, the sent history's head), then
-  // prefetch_paths() (the active path's pacer and every path's finish,
-  // which need the state lines to find).
+  // prefetch_paths() (the active path's pacer and the sent history's tail,
+  // which need the state lines to find; may_send_message reads no other
+  // path's lines, want_message_).
   void prefetch_state() const {
     const char* hot = reinterpret_cast<const char*>(this);  // 64-byte aligned
     __builtin_prefetch(hot);       // hot line 1
@@ -228,7 +228,6 @@ class alignas(64) VmPair {
     history_.prefetch_tail();
   }
   void prefetch_paths() const {
-    for (size_t i = 0; i < n_paths_; ++i) __builtin_prefetch(&paths_[i].finish);
     if (active_ >= 0) __builtin_prefetch(&paths_[static_cast<size_t>(active_)].pacer);
     history_.prefetch_tail();
   }
@@ -282,11 +281,21 @@ class alignas(64) VmPair {
   bool choose_and_move(Nanos now, bool violation);
   void rtt_tick(Nanos now, bool backlogged);
   void fill_probe(int path, wire::MsgType type, uint8_t flags, Nanos now, wire::Message& msg);
+  void note_message(size_t i) {
+    static_assert(kMaxCandidatePaths <= 8, "want_message_ has a bit per path");
+    const bool want = paths_[i].finish.state() == FinishState::pending || paths_[i].want_query;
+    const auto bit = static_cast<uint8_t>(1u << i);
+    want_message_ = static_cast<uint8_t>(want ? want_message_ | bit : want_message_ & ~bit);
+  }
 
   // ---- hot: every frame (cache lines 1-2) ----
   State state_ = State::selecting;
   bool probe_on_window_full_;    // prm_.probe_on_window_full
   bool arrived_ = false;         // on_data_arrived() while not sending (until join or finish_now)
+  // Bit i: path i has a finish pending or wants a candidate query, kept by
+  // note_message() wherever either changes; may_send_message reads it
+  // instead of every path's finish and query lines, per frame.
+  uint8_t want_message_ = 0;
   int active_ = -1;
   size_t n_paths_ = 0;
   Nanos hold_until_ = 0;         // reorder avoidance: probe-only until then

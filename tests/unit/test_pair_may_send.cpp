@@ -3,7 +3,8 @@
 // returns false and changes nothing (the same message follows), over random
 // runs with responses, losses, finish acks, migrations (several paths), data
 // and polls; and it is false in the common states (selecting without a
-// message due, active with its probe outstanding).
+// message due, active with its probe outstanding, idle with its finish
+// acked: VmPair::want_message_ follows the finish and the queries).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -40,6 +41,18 @@ TEST(PairMaySend, FalseInTheCommonStates) {
   EXPECT_FALSE(p.may_send_message());  // still out, however many bytes
   ASSERT_TRUE(p.on_message(respond(m, 8, 0), 20 * kUs).accepted);
   EXPECT_TRUE(p.may_send_message());   // answered: the next probe may be due (L_w bytes)
+  // Idle: the finish is due until both hops acked it, then nothing is.
+  p.finish_now(30 * kUs);
+  ASSERT_EQ(p.state(), VmPair::State::idle);
+  EXPECT_TRUE(p.may_send_message());
+  ASSERT_TRUE(p.next_message(30 * kUs, false, m, path));
+  ASSERT_EQ(m.type, wire::MsgType::finish);
+  EXPECT_TRUE(p.may_send_message());  // pending: a retry may be due
+  wire::Message ack = wire::reflect(m, kWireUnbound);
+  for (size_t i = 0; i < ack.n_hop; ++i) ack.hop[i].flags = static_cast<uint8_t>(wire::kHopStamped | wire::kHopAck);
+  ASSERT_TRUE(p.on_message(ack, 50 * kUs).accepted);
+  EXPECT_FALSE(p.may_send_message());  // acked at both hops: nothing left
+  EXPECT_FALSE(p.next_message(60 * kUs, false, m, path));
 }
 
 TEST(PairMaySend, FalseImpliesNextMessageSendsNothing) {
