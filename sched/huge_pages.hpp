@@ -57,8 +57,9 @@ inline void* allocate(size_t bytes, size_t align) {
     const auto base = reinterpret_cast<uintptr_t>(m);
     const uintptr_t at = (base + kHugePage - 1) & ~uintptr_t{kHugePage - 1};
     if (at != base) (void)::munmap(m, at - base);  // the unaligned head and tail go back
-    if (const uintptr_t end = base + n + kHugePage; end != at + n) (void)::munmap(reinterpret_cast<void*>(at + n), end - at - n);
-    (void)::madvise(reinterpret_cast<void*>(at), n, MADV_HUGEPAGE);  // a hint: failure is harmless  // a hint: failure is harmless
+    if (const uintptr_t end = base + n + kHugePage; end != at + n)
+      (void)::munmap(reinterpret_cast<void*>(at + n), end - at - n);
+    (void)::madvise(reinterpret_cast<void*>(at), n, MADV_HUGEPAGE);  // a hint: failure is harmless
     return reinterpret_cast<void*>(at);
   }
 #endif
