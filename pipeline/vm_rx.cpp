@@ -3,13 +3,14 @@
 // (port, source IP, destination IP) through the worker's exact-match cache
 // and, for the keys it does not hold, one bulk rte_hash lookup
 // (classify_cache.hpp; the port and source IP name the local VM and so its
-// tenant), hashed into one of the pair's flows by 5-tuple (§4.1: RR over the
-// pair's flows avoids head-of-line blocking), and enqueued into the
-// hierarchical scheduler in one burst.
+// tenant) and enqueued into the hierarchical scheduler, each frame into one
+// of its pair's flows by 5-tuple hash (§4.1: RR over the pair's flows avoids
+// head-of-line blocking).
 // uFAB frames from a VM are spoofing and never reach the fabric. A frame the
 // scheduler lets go on arrival (nothing eligible, the pair's queue empty and
-// its window open: HierScheduler::try_bypass, params.sched_bypass) goes to
-// the fabric at once (send_data), as the next dequeue would have sent it.
+// its window open: HierScheduler::take_bypass, params.sched_bypass) goes to
+// the fabric at once (send_data), as the next dequeue would have sent it;
+// it needs no flow, so only queued frames are hashed (docs/design.md §16).
 // An 802.1Q-tagged frame names its tenant by the VLAN id (vlan.hpp): the
 // key is then (port, VLAN, source IP, destination IP), the tag is stripped
 // here (the fabric carries the VNI) and a VLAN id no tenant has is dropped
@@ -19,6 +20,7 @@
 #include <rte_ethdev.h>
 #include <rte_hash_crc.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
 #include <algorithm>
 #include <cstring>
@@ -87,7 +89,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
   const void* kp[TxBuffer::kCap];
   uint32_t sig[TxBuffer::kCap];  // ClassifyKey::hash of keys[i]
   rte_mbuf* cand[TxBuffer::kCap];
-  uint32_t flows[TxBuffer::kCap], pair[TxBuffer::kCap], lens[TxBuffer::kCap];
+  uint32_t pair[TxBuffer::kCap], lens[TxBuffer::kCap];
   uint32_t k = 0;
   // One FrameView for the burst: parse_frame fills it only for a uFAB frame
   // (dropped here); a fresh one per frame was a 96-byte clear per frame.
@@ -141,7 +143,6 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
     kp[k] = &keys[k];
     sig[k] = keys[k].hash();
     s.classify_cache.prefetch(sig[k]);
-    flows[k] = flow_of(d, len, src, dst, s.cfg.flows_per_pair);
     cand[k++] = m;
   }
   if (s.offload.marks(port)) {
@@ -166,49 +167,88 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
   } else {
     classify(s, kp, sig, k, pair);
   }
-  for (uint32_t i = 0; i < k; ++i)  // encap_bytes reads the pair's active path
-    if (likely(pair[i] != HashTable::kMiss)) s.pairs[pair[i]].prefetch_state();
-  uint32_t q = 0;
+  // encap_bytes reads the pair's active path and its host (PairMeta, 32
+  // bytes a pair: at 8K pairs a miss per frame when not fetched ahead); the
+  // bypass test reads the scheduler's record of the pair.
+  for (uint32_t i = 0; i < k; ++i)
+    if (likely(pair[i] != HashTable::kMiss)) {
+      s.pairs[pair[i]].prefetch_state();
+      rte_prefetch0(&s.meta[pair[i]]);
+      s.sched.prefetch_pair(pair[i]);
+    }
+  // The pair's flow of frame i, for a frame that is queued: one that leaves
+  // at once needs none.
+  const auto flow = [&](uint32_t i) {
+    const rte_mbuf* m = cand[i];
+    return flow_of(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), keys[i].src_ip, keys[i].dst_ip,
+                   s.cfg.flows_per_pair);
+  };
+  // The scheduler counts the bytes the frame will have on the fabric, so its
+  // in-flight count and the VmPair's stay the same (on_data_sent).
+  const auto fabric_len = [&](uint32_t p, const rte_mbuf* m) {
+    return rte_pktmbuf_pkt_len(m) + s.encap_bytes(p, s.pairs[p].active_path());
+  };
+  if (s.bypass_on() && s.sched.bypass_possible()) {
+    // In arrival order, each frame either leaves at once
+    // (HierScheduler::take_bypass: nothing eligible, the pair's queue empty
+    // and its window open) or is enqueued; a frame enqueued as eligible ends
+    // the bypasses of the burst (take_bypass is false from then on). The
+    // frames that leave are gathered in place (nb <= i) and sent after the
+    // loop; any pair whose window admits the frame: one not sending has
+    // window 0 under window gating, and learns of its demand from
+    // on_enqueued (VmPair::on_data_arrived) whether the frame waits or not.
+    uint32_t nb = 0;
+    uint64_t nb_bytes = 0;
+    for (uint32_t i = 0; i < k; ++i) {
+      const uint32_t p = pair[i];
+      rte_mbuf* const m = cand[i];
+      if (unlikely(p == HashTable::kMiss)) {
+        s.stats.drop(port, Drop::unknown_pair);
+        rte_pktmbuf_free(m);
+        continue;
+      }
+      const uint32_t len = fabric_len(p, m);
+      if (likely(s.sched.take_bypass(p, len))) {
+        s.on_enqueued(p, now);  // the pair's timer and Alg. 1 activity (edge_state.hpp)
+        nb_bytes += len;
+        cand[nb] = m;
+        lens[nb] = len;
+        pair[nb++] = p;
+      } else if (s.sched.enqueue(p, flow(i), m, len)) {
+        s.on_enqueued(p, now);
+      } else {
+        s.stats.drop(port, Drop::queue_full);
+        rte_pktmbuf_free(m);
+      }
+    }
+    if (nb != 0) {
+      s.sched.count_bypassed(nb, nb_bytes);  // once per burst
+      s.stats.bypassed += nb;
+      send_data(s, cand, lens, pair, nb, now);
+    }
+    return;
+  }
+  uint32_t flows[TxBuffer::kCap], q = 0;
   for (uint32_t i = 0; i < k; ++i) {
     if (unlikely(pair[i] == HashTable::kMiss)) {
       s.stats.drop(port, Drop::unknown_pair);
       rte_pktmbuf_free(cand[i]);
       continue;
     }
-    // The scheduler counts the bytes the frame will have on the fabric, so
-    // its in-flight count and the VmPair's stay the same (on_data_sent).
-    lens[q] = rte_pktmbuf_pkt_len(cand[i]) + s.encap_bytes(pair[i], s.pairs[pair[i]].active_path());
+    lens[q] = fabric_len(pair[i], cand[i]);
+    flows[q] = flow(i);
     pair[q] = pair[i];
-    flows[q] = flows[i];
     cand[q++] = cand[i];
   }
-  bool accepted[TxBuffer::kCap], bypassed[TxBuffer::kCap];
-  if (s.bypass_on() && s.sched.bypass_possible()) {
-    // Any pair whose window admits the frame: one not sending has window 0
-    // under window gating, and learns of its demand from on_enqueued below
-    // (VmPair::on_data_arrived) whether the frame waits or not.
-    s.sched.enqueue_or_bypass_burst(pair, flows, cand, lens, q, nullptr, accepted, bypassed);
-  } else {
-    s.sched.enqueue_burst(pair, flows, cand, lens, q, accepted);
-    std::fill_n(bypassed, q, false);
-  }
-  uint32_t nb = 0;  // the bypassed frames, in arrival order, to the fabric now
+  bool accepted[TxBuffer::kCap];
+  s.sched.enqueue_burst(pair, flows, cand, lens, q, accepted);
   for (uint32_t i = 0; i < q; ++i)
     if (likely(accepted[i])) {
-      s.on_enqueued(pair[i], now);  // the pair's timer and Alg. 1 activity (edge_state.hpp)
-      if (bypassed[i]) {
-        cand[nb] = cand[i];
-        lens[nb] = lens[i];
-        pair[nb++] = pair[i];
-      }
+      s.on_enqueued(pair[i], now);
     } else {
       s.stats.drop(port, Drop::queue_full);
       rte_pktmbuf_free(cand[i]);
     }
-  if (nb != 0) {
-    s.stats.bypassed += nb;
-    send_data(s, cand, lens, pair, nb, now);
-  }
 }
 
 }  // namespace ufab::pipeline

@@ -400,6 +400,25 @@ class HierScheduler {
     count_bypassed(1, len);
     return true;
   }
+  // try_bypass() in two parts, for a caller that decides a burst packet by
+  // packet and counts once (as enqueue_or_bypass_burst does; the edge's
+  // vm_rx): take_bypass() charges the pair's in-flight bytes and is true if
+  // the packet may leave; count_bypassed() then adds the packets and bytes
+  // so taken to the enqueued, dequeued and bypassed counts.
+  bool take_bypass(uint32_t pair, uint32_t len) {
+    if (!bypass_possible() || pair >= cfg_.max_pairs || len - 1 >= kMaxPacketLen) return false;
+    Pair& pr = pairs_[pair];
+    if (pr.state != PairState::kIdle || !fits(pr, len)) return false;
+    pr.inflight += len;
+    return true;
+  }
+  void count_bypassed(uint64_t packets, uint64_t bytes) {
+    ctr_.enqueued += packets;
+    ctr_.dequeued += packets;
+    ctr_.bypassed += packets;
+    ctr_.enqueued_bytes += bytes;
+    ctr_.dequeued_bytes += bytes;
+  }
   // Whether any packet may bypass now (no pair eligible, pacing off):
   // enqueue() alone cannot make it true, so a burst that starts without it
   // bypasses nothing.
@@ -486,21 +505,6 @@ class HierScheduler {
     }
     if constexpr (kBypass) count_bypassed(nb, nb_bytes);  // once per burst
     return ok;
-  }
-  // try_bypass() without its counters (count_bypassed).
-  bool take_bypass(uint32_t pair, uint32_t len) {
-    if (!bypass_possible() || pair >= cfg_.max_pairs || len - 1 >= kMaxPacketLen) return false;
-    Pair& pr = pairs_[pair];
-    if (pr.state != PairState::kIdle || !fits(pr, len)) return false;
-    pr.inflight += len;
-    return true;
-  }
-  void count_bypassed(uint64_t packets, uint64_t bytes) {
-    ctr_.enqueued += packets;
-    ctr_.dequeued += packets;
-    ctr_.bypassed += packets;
-    ctr_.enqueued_bytes += bytes;
-    ctr_.dequeued_bytes += bytes;
   }
   static constexpr size_t kLine = 64;
   static_assert(kWeightClasses == 8, "the WFQ key packs the class into 3 bits");
