@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""deploy/ufab bench edge [--json FILE] [--quick]: ufab-edge packet rate per
-worker core against two peers measured in the same run.
+"""deploy/ufab bench edge [--json FILE] [--quick] [--hugepages]: ufab-edge
+packet rate per worker core against two peers measured in the same run.
 
 Setup (one host, no NICs):
   VM side     net_pcap0,rx_pcap=FILE,infinite_rx=1   replays a pcap of the
@@ -50,6 +50,10 @@ Peers, same run, same devices and cores:
   rte_sched in a qos_sched-shaped pipeline on one lcore and the same devices
   and pcap (RX burst -> classify from fixed header fields -> rte_sched ->
   TX burst): ufab-edge's job minus windows, probes and encapsulation.
+Memory: every DPDK process runs on 4 KB pages (--no-huge) unless
+--hugepages, which puts them all on the mounted hugetlbfs, as deployments
+do; the page size changes the peers as much as ufab-edge (net_pcap's stored
+frames, ~38 MB at 8K pairs, and the mbufs), so compare ratios within a run.
 Goals printed with whether they are met: >= 14.88 Mpps per core with 8K
 active pairs (64 B), >= 2x rte_sched, >= 0.5x testpmd io.
 """
@@ -148,8 +152,16 @@ def write_pcap(path, n_pairs, length, rng):
     return frames
 
 
+# EAL memory for every DPDK process of the run: 4 KB pages (--no-huge, works
+# anywhere) unless --hugepages, which maps each process's 1 GB on the
+# mounted hugetlbfs as deployments do (--huge-unlink: no files are left).
+MEMORY_MB = 1024
+EAL_MEMORY = ["--no-huge", "-m", str(MEMORY_MB)]
+PROCESSES_AT_ONCE = 2  # the edge and the answering fabric
+
+
 def eal(prefix, lcores, vdevs):
-    args = ["--no-huge", "-m", "1024", "--no-pci", "-l", lcores, "--file-prefix", prefix, "--log-level", "lib.eal:error"]
+    args = EAL_MEMORY + ["--no-pci", "-l", lcores, "--file-prefix", prefix, "--log-level", "lib.eal:error"]
     for v in vdevs:
         args += ["--vdev", v]
     return args
@@ -331,11 +343,37 @@ def testpmd_rate(out, warmup_s):
     return {"mpps": (pb - pa) / (cb - ca) / 1e6, "cpu_seconds": cb - ca, "samples": len(use)}
 
 
+def hugepage_check():
+    """The free 2 MB (or default-size) hugepages and hugetlbfs mount that
+    --hugepages needs, or an error naming what is missing. Returns a
+    description for the report."""
+    mounts = [l.split()[1] for l in open("/proc/mounts") if l.split()[2] == "hugetlbfs"]
+    info = {}
+    for l in open("/proc/meminfo"):
+        k, v = l.split(":", 1)
+        info[k] = v.split()[0]
+    size_kb = int(info.get("Hugepagesize", "0"))
+    free = int(info.get("HugePages_Free", "0"))
+    need = PROCESSES_AT_ONCE * MEMORY_MB * 1024 // max(size_kb, 1)
+    if not mounts:
+        sys.exit("ufab: error: --hugepages: no hugetlbfs is mounted (mount -t hugetlbfs nodev /dev/hugepages)")
+    if free < need:
+        sys.exit(f"ufab: error: --hugepages: {free} free hugepages of {size_kb} kB, the run needs {need}"
+                 f" (echo {need} > /proc/sys/vm/nr_hugepages, or dpdk-hugepages.py --reserve"
+                 f" {PROCESSES_AT_ONCE * MEMORY_MB}M)")
+    return f"hugepages of {size_kb} kB on {mounts[0]} ({free} free, {need} needed)"
+
+
 def main():
+    global EAL_MEMORY
     ap = argparse.ArgumentParser(prog="deploy/ufab bench edge")
     ap.add_argument("--build", required=True)
     ap.add_argument("--json")
     ap.add_argument("--quick", action="store_true", help="shorter runs (about 2 minutes in all)")
+    ap.add_argument("--hugepages", action="store_true",
+                    help="run every DPDK process (ufab-edge and the peers) on hugepages, as deployed,"
+                         " instead of 4 KB pages (--no-huge); needs a mounted hugetlbfs and"
+                         f" {PROCESSES_AT_ONCE * MEMORY_MB} MB of free hugepages")
     ap.add_argument("--keep", action="store_true",
                     help="keep the work directory (logs, pcaps, config) and print each ufab-edge command line")
     a = ap.parse_args()
@@ -350,6 +388,13 @@ def main():
             sys.exit(f"ufab: error: {b} is not built")
     if testpmd is None:
         sys.exit("ufab: error: dpdk-testpmd not found (Debian package dpdk-dev)")
+
+    if a.hugepages:
+        memory = hugepage_check()
+        EAL_MEMORY = ["--huge-unlink", "-m", str(MEMORY_MB)]
+    else:
+        memory = "4 KB pages (--no-huge)"
+    print(f"EAL memory: {memory}")
 
     run_s = 2 if a.quick else 10
     # The warm-up covers the pairs' first poll, one token period in (1 s in
@@ -390,7 +435,7 @@ def main():
                      "lcores": "ufab-edge -l 1 (edge), -l 0,1 --lcore-map 0:1 (edge_worker_core); testpmd -l 0,1 (1 forwarding core)",
                      "tenants": TENANTS, "pairs_configured": TENANTS * REMOTE_PER_TENANT, "window_gating": False,
                      "frame_len_is": "DPDK pkt_len (no FCS)", "run_seconds": run_s, "warmup_seconds": warm_s,
-                     "quick": a.quick},
+                     "quick": a.quick, "eal_memory": memory},
            "edge": {}, "edge_worker_core": {}, "edge_answering_fabric": {}, "testpmd_io": {}, "sched": {}, "goals": {}}
     pcaps = {}
     for ln in lengths:
