@@ -139,9 +139,9 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
     uint32_t src, dst;  // network order, as the tables hold them
     std::memcpy(&src, d + 26, 4);
     std::memcpy(&dst, d + 30, 4);
+    sig[k] = ClassifyKey::hash_of(port, tags.vlan, src, dst, tags.svlan);  // from the values, not keys[k]
     keys[k] = ClassifyKey{port, tags.vlan, src, dst, tags.svlan};
     kp[k] = &keys[k];
-    sig[k] = keys[k].hash();
     s.classify_cache.prefetch(sig[k]);
     cand[k++] = m;
   }
