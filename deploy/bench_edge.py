@@ -343,15 +343,17 @@ def testpmd_rate(out, warmup_s):
     return {"mpps": (pb - pa) / (cb - ca) / 1e6, "cpu_seconds": cb - ca, "samples": len(use)}
 
 
-def hugepage_check():
-    """The free 2 MB (or default-size) hugepages and hugetlbfs mount that
-    --hugepages needs, or an error naming what is missing. Returns a
-    description for the report."""
-    mounts = [l.split()[1] for l in open("/proc/mounts") if l.split()[2] == "hugetlbfs"]
+def hugepage_check(mounts_file="/proc/mounts", meminfo_file="/proc/meminfo"):
+    """The hugetlbfs mount and the free hugepages (of the default size) that
+    --hugepages needs, or an error (SystemExit) naming what is missing.
+    Returns a description for the report."""
+    with open(mounts_file) as f:
+        mounts = [l.split()[1] for l in f if len(l.split()) > 2 and l.split()[2] == "hugetlbfs"]
     info = {}
-    for l in open("/proc/meminfo"):
-        k, v = l.split(":", 1)
-        info[k] = v.split()[0]
+    with open(meminfo_file) as f:
+        for l in f:
+            k, v = l.split(":", 1)
+            info[k] = v.split()[0]
     size_kb = int(info.get("Hugepagesize", "0"))
     free = int(info.get("HugePages_Free", "0"))
     need = PROCESSES_AT_ONCE * MEMORY_MB * 1024 // max(size_kb, 1)

@@ -29,6 +29,47 @@ EDGE = os.path.join(BUILD, "pipeline", "ufab-edge")
 kv = bench_edge.kv  # "key=value ..." lines
 
 
+class HugepageCheck(unittest.TestCase):
+    """`bench edge --hugepages` checks the mount and the free pages first and
+    names what is missing (bench_edge.hugepage_check over given files)."""
+
+    def check(self, mounts, meminfo):
+        with tempfile.TemporaryDirectory() as d:
+            m, i = os.path.join(d, "mounts"), os.path.join(d, "meminfo")
+            with open(m, "w") as f:
+                f.write(mounts)
+            with open(i, "w") as f:
+                f.write(meminfo)
+            return bench_edge.hugepage_check(m, i)
+
+    ROOTFS = "/dev/vda / ext4 rw,relatime 0 0\n"
+    HUGE = "nodev /dev/hugepages hugetlbfs rw,relatime,pagesize=2M 0 0\n"
+
+    def meminfo(self, free, size_kb=2048):
+        return f"MemTotal: 24000000 kB\nHugePages_Total: {free}\nHugePages_Free: {free}\nHugepagesize: {size_kb} kB\n"
+
+    def test_no_mount(self):
+        with self.assertRaises(SystemExit) as e:
+            self.check(self.ROOTFS, self.meminfo(2048))
+        self.assertIn("no hugetlbfs is mounted", str(e.exception))
+
+    def test_too_few_pages(self):
+        # Two processes at once (the edge and the answering fabric), 1 GB each:
+        # 1024 pages of 2 MB.
+        with self.assertRaises(SystemExit) as e:
+            self.check(self.ROOTFS + self.HUGE, self.meminfo(1023))
+        self.assertIn("1023 free hugepages of 2048 kB, the run needs 1024", str(e.exception))
+
+    def test_enough_pages(self):
+        self.assertEqual(self.check(self.ROOTFS + self.HUGE, self.meminfo(1024)),
+                         "hugepages of 2048 kB on /dev/hugepages (1024 free, 1024 needed)")
+        # 1 GB pages: two are enough.
+        self.assertIn("(2 free, 2 needed)", self.check(self.HUGE, self.meminfo(2, 1048576)))
+
+    def test_default_is_4k_pages(self):
+        self.assertEqual(bench_edge.eal("p", "1", [])[:3], ["--no-huge", "-m", "1024"])
+
+
 class BenchPeers(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
