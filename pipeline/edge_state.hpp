@@ -85,7 +85,8 @@ struct ClassifyKey {
   // Hashing the key just stored made GCC load its first word back: 8 bytes
   // over the 4-byte (port, VLAN) and 8-byte (IPs) stores just made, a load
   // no store can forward, which waited every frame for both stores to reach
-  // the cache (~15% of the data path's time at 8K pairs; docs/perf-log.md).
+  // the cache (without it the data path alone read 12-20% faster at 8K
+  // pairs; docs/perf-log.md, session 15).
   static uint32_t hash_of(uint16_t port, uint16_t vlan, uint32_t src_ip, uint32_t dst_ip, uint32_t svlan) {
     const uint64_t a = uint64_t{port} | uint64_t{vlan} << 16 | uint64_t{src_ip} << 32;
     const uint64_t b = uint64_t{dst_ip} | uint64_t{svlan} << 32;
