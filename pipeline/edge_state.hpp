@@ -78,15 +78,15 @@ struct ClassifyKey {
   // fields, and vm_rx's array of a burst's keys is then not cleared per burst.
 
   // The classification tables' hash: CRC32-C of the key's two 8-byte words,
-  // built from the fields by value (so a key just stored is hashed as
-  // stored; see flow_of in vm_rx.cpp on hashing through pointer casts).
+  // built from the fields by value (see flow_of in vm_rx.cpp on hashing
+  // through pointer casts).
   uint32_t hash() const { return hash_of(port, vlan, src_ip, dst_ip, svlan); }
-  // The same from the fields' values, for a key about to be stored (vm_rx.cpp).
-  // Hashing the key just stored made GCC load its first word back: 8 bytes
-  // over the 4-byte (port, VLAN) and 8-byte (IPs) stores just made, a load
-  // no store can forward, which waited every frame for both stores to reach
-  // the cache (without it the data path alone read 12-20% faster at 8K
-  // pairs; docs/perf-log.md, session 15).
+  // The same from values, for a key about to be stored (vm_rx.cpp). Hashing
+  // the key just stored made GCC load its first word back: 8 bytes over the
+  // 4-byte (port, VLAN) and 8-byte (IPs) stores just made, a load no store
+  // can forward, which waited every frame for both stores to reach the
+  // cache; hashing the values made the data path alone 12-20% faster at 8K
+  // pairs (docs/perf-log.md, session 15).
   static uint32_t hash_of(uint16_t port, uint16_t vlan, uint32_t src_ip, uint32_t dst_ip, uint32_t svlan) {
     const uint64_t a = uint64_t{port} | uint64_t{vlan} << 16 | uint64_t{src_ip} << 32;
     const uint64_t b = uint64_t{dst_ip} | uint64_t{svlan} << 32;

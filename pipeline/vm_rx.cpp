@@ -167,14 +167,17 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
   } else {
     classify(s, kp, sig, k, pair);
   }
+  // Nothing between here and the scheduler changes it: decided once.
+  const bool bypass = s.bypass_on() && s.sched.bypass_possible();
   // encap_bytes reads the pair's active path and its host (PairMeta, 32
   // bytes a pair: at 8K pairs a miss per frame when not fetched ahead); the
-  // bypass test reads the scheduler's record of the pair.
+  // bypass test reads the scheduler's record of the pair (enqueue_burst
+  // fetches its own).
   for (uint32_t i = 0; i < k; ++i)
     if (likely(pair[i] != HashTable::kMiss)) {
       s.pairs[pair[i]].prefetch_state();
       rte_prefetch0(&s.meta[pair[i]]);
-      s.sched.prefetch_pair(pair[i]);
+      if (bypass) s.sched.prefetch_pair(pair[i]);
     }
   // The pair's flow of frame i, for a frame that is queued: one that leaves
   // at once needs none.
@@ -188,7 +191,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
   const auto fabric_len = [&](uint32_t p, const rte_mbuf* m) {
     return rte_pktmbuf_pkt_len(m) + s.encap_bytes(p, s.pairs[p].active_path());
   };
-  if (s.bypass_on() && s.sched.bypass_possible()) {
+  if (bypass) {
     // In arrival order, each frame either leaves at once
     // (HierScheduler::take_bypass: nothing eligible, the pair's queue empty
     // and its window open) or is enqueued; a frame enqueued as eligible ends
