@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""deploy/ufab bench edge [--json FILE] [--quick] [--hugepages]: ufab-edge
+"""deploy/ufab bench edge [--json FILE] [--quick] [--hugepages] [--rounds N]: ufab-edge
 packet rate per worker core against two peers measured in the same run.
 
 Setup (one host, no NICs):
@@ -54,6 +54,12 @@ Memory: every DPDK process runs on 4 KB pages (--no-huge) unless
 --hugepages, which puts them all on the mounted hugetlbfs, as deployments
 do; the page size changes the peers as much as ufab-edge (net_pcap's stored
 frames, ~38 MB at 8K pairs, and the mbufs), so compare ratios within a run.
+Paired rounds (--rounds N): the host's speed drifts by tens of percent
+over minutes (a shared VM), and the sweep measures the peers minutes after
+ufab-edge. After the sweep, each round runs the 64 B, 8K-pair headline
+cases back to back (ufab-edge's data path alone and per worker core at
+32 us; testpmd io, rte_sched alone, the rte_sched pipeline), rotating the
+order, and the median of each round's ratios is printed beside the goals.
 Goals printed with whether they are met: >= 14.88 Mpps per core with 8K
 active pairs (64 B), >= 2x rte_sched, >= 0.5x testpmd io.
 """
@@ -366,6 +372,28 @@ def hugepage_check(mounts_file="/proc/mounts", meminfo_file="/proc/meminfo"):
     return f"hugepages of {size_kb} kB on {mounts[0]} ({free} free, {need} needed)"
 
 
+PAIRED_EDGE = ("edge_data_path", "edge_worker_core")
+PAIRED_PEERS = ("testpmd_io", "rte_sched_alone", "qos_pipeline")
+
+
+def paired_ratios(rounds):
+    """--rounds: each round measured every case back to back, so the host's
+    speed, which drifts by tens of percent over minutes on a shared VM,
+    moves numerator and denominator together. For each ufab-edge case and
+    each peer, the ratio within each round that has both, and their median,
+    min and max ({} for a pair no round has)."""
+    out = {}
+    for e in PAIRED_EDGE:
+        for p in PAIRED_PEERS:
+            v = sorted(r[e] / r[p] for r in rounds if r.get(e) and r.get(p))
+            if not v:
+                continue
+            mid = len(v) // 2
+            med = v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
+            out[f"{e}/{p}"] = {"median": med, "min": v[0], "max": v[-1], "rounds": len(v)}
+    return out
+
+
 def main():
     global EAL_MEMORY
     ap = argparse.ArgumentParser(prog="deploy/ufab bench edge")
@@ -376,6 +404,11 @@ def main():
                     help="run every DPDK process (ufab-edge and the peers) on hugepages, as deployed,"
                          " instead of 4 KB pages (--no-huge); needs a mounted hugetlbfs and"
                          f" {PROCESSES_AT_ONCE * MEMORY_MB} MB of free hugepages")
+    ap.add_argument("--rounds", type=int, default=0, metavar="N",
+                    help="after the sweep, N rounds of the 64 B, 8K-pair headline cases back to back (the data"
+                         " path alone, per worker core at 32 us, testpmd io, rte_sched alone, the rte_sched"
+                         " pipeline; the order rotates each round) and the median of each round's ratios;"
+                         " each round takes about 1.5 minutes (25 s with --quick)")
     ap.add_argument("--keep", action="store_true",
                     help="keep the work directory (logs, pcaps, config) and print each ufab-edge command line")
     a = ap.parse_args()
@@ -467,68 +500,86 @@ def main():
     layout_runs = ([("one_lcore", r) for r in runs] + [("ctl_lcore0", r) for r in worker_runs]
                    + [("answering", r) for r in answer_runs])
     tables = {"one_lcore": "edge", "ctl_lcore0": "edge_worker_core", "answering": "edge_answering_fabric"}
-    for layout, (m, ln, n) in layout_runs:
-            one = layout != "ctl_lcore0"  # the polling lcore is the busiest thread
-            log = os.path.join(work, f"edge_{layout}_{m}_{n}_{ln}.log")
-            fabric = "net_null0,no-rx=1"
-            answering = None
-            if layout == "answering":
-                sock = os.path.join(work, f"fabric_{ln}.sock")
-                answering = start_answering_fabric(ans_bin, eal(prefix + "a", "0", [f"net_memif0,role=server,socket={sock}"]),
-                                                   os.path.join(work, f"answering_{ln}.log"))
-                fabric = f"net_memif0,role=client,socket={sock}"
-            cmd = [edge_bin] + eal(prefix + "e", "0,1" if layout == "ctl_lcore0" else "1",
-                                   [f"net_pcap0,rx_pcap={pcaps[(n, ln)]},infinite_rx=1",
-                                    fabric]) + ["--", "--config", cfgs[m], "--stats-interval", "0.5"]
-            if layout == "ctl_lcore0":
-                cmd += ["--lcore-map", "0:1"]
-            # The start (9K-VM configuration, 8K pairs, EAL) is not timed:
-            # the rate comes from the stats lines' own clock.
-            if a.keep:  # to rerun one case by hand, e.g. under perf record -e cpu-clock -g
-                print("  command: " + " ".join(cmd))
-            out = run_for(cmd, 120, log, edge_done, busiest_thread_cpu if one else thread_cpu)
-            r = edge_rate(out, warm_s, None if one else "worker1")
-            key = f"{m}_{ln}B_{n}pairs"
-            table = res[tables[layout]]
-            totals = stop_answering_fabric(answering) if answering else None
-            if r is not None and answering:
-                r["answering_fabric"] = totals
-            if r is None:
-                print(f"  edge {layout} {key}: no stats (see {log})")
-                table[key] = None
-                continue
-            table[key] = r
-            if layout == "answering":
-                t = totals or {}
-                print(f"  ufab-edge {m:7s} {ln:5d} B {n:5d} active pairs, answering fabric: {r['mpps']:6.2f} Mpps data per"
-                      f" CPU-second [{r['mpps_wall']:.2f} per wall second, core share {r['cpu_share']:.2f}]"
-                      f" ({r['generated_per_s'] / 1e3:.0f} K control frames/s, {r['token_rounds_per_s']:.0f} token rounds/s;"
-                      f" {r['bypassed_share'] * 100:.0f}% bypassed;"
-                      f" conserved={int(r['conserved'])}; the fabric answered {t.get('answered', '?')},"
-                      f" could not send {t.get('tx_full', '?')}, conserved={t.get('conserved', '?')})")
-            elif one:
-                print(f"  ufab-edge {m:7s} {ln:5d} B {n:5d} active pairs: {r['mpps']:6.2f} Mpps data per CPU-second"
-                      f" [{r['mpps_wall']:.2f} per wall second, core share {r['cpu_share']:.2f}]"
-                      f" ({r['tx_mpps']:.2f} Mpps all fabric TX incl. {r['generated_per_s'] / 1e3:.0f} K control frames/s;"
-                      f" {r['bypassed_share'] * 100:.0f}% bypassed; conserved={int(r['conserved'])})")
-            else:
-                cs = r["control_lcore_cpu_share"]
-                print(f"  ufab-edge per worker core, control on lcore 0, {m} {ln:5d} B {n:5d} active pairs:"
-                      f" {r['mpps']:6.2f} Mpps data per worker CPU-second"
-                      f" [{r['mpps_wall']:.2f} per wall second, worker core share {r['cpu_share']:.2f}]"
-                      f" ({r['tx_mpps']:.2f} Mpps all fabric TX incl. {r['generated_per_s'] / 1e3:.0f} K control frames/s;"
-                      f" {r['bypassed_share'] * 100:.0f}% bypassed; conserved={int(r['conserved'])});"
-                      f" control lcore: CPU share {fmt(cs)},"
-                      f" {r['token_rounds_per_s']:.0f} token rounds/s of {1e6 / modes[m]:.0f} due")
+    def run_edge(layout, m, ln, n, tag="", quiet=False):
+        """One ufab-edge case: its rate dict (None without stats); printed
+        unless quiet. tag names its log apart (the paired rounds)."""
+        one = layout != "ctl_lcore0"  # the polling lcore is the busiest thread
+        log = os.path.join(work, f"edge_{layout}_{m}_{n}_{ln}{tag}.log")
+        fabric = "net_null0,no-rx=1"
+        answering = None
+        if layout == "answering":
+            sock = os.path.join(work, f"fabric_{ln}.sock")
+            answering = start_answering_fabric(ans_bin, eal(prefix + "a", "0", [f"net_memif0,role=server,socket={sock}"]),
+                                               os.path.join(work, f"answering_{ln}.log"))
+            fabric = f"net_memif0,role=client,socket={sock}"
+        cmd = [edge_bin] + eal(prefix + "e", "0,1" if layout == "ctl_lcore0" else "1",
+                               [f"net_pcap0,rx_pcap={pcaps[(n, ln)]},infinite_rx=1",
+                                fabric]) + ["--", "--config", cfgs[m], "--stats-interval", "0.5"]
+        if layout == "ctl_lcore0":
+            cmd += ["--lcore-map", "0:1"]
+        # The start (9K-VM configuration, 8K pairs, EAL) is not timed:
+        # the rate comes from the stats lines' own clock.
+        if a.keep:  # to rerun one case by hand, e.g. under perf record -e cpu-clock -g
+            print("  command: " + " ".join(cmd))
+        out = run_for(cmd, 120, log, edge_done, busiest_thread_cpu if one else thread_cpu)
+        r = edge_rate(out, warm_s, None if one else "worker1")
+        key = f"{m}_{ln}B_{n}pairs"
+        totals = stop_answering_fabric(answering) if answering else None
+        if r is not None and answering:
+            r["answering_fabric"] = totals
+        if r is None:
+            print(f"  edge {layout} {key}: no stats (see {log})")
+            return None
+        if quiet:
+            return r
+        if layout == "answering":
+            t = totals or {}
+            print(f"  ufab-edge {m:7s} {ln:5d} B {n:5d} active pairs, answering fabric: {r['mpps']:6.2f} Mpps data per"
+                  f" CPU-second [{r['mpps_wall']:.2f} per wall second, core share {r['cpu_share']:.2f}]"
+                  f" ({r['generated_per_s'] / 1e3:.0f} K control frames/s, {r['token_rounds_per_s']:.0f} token rounds/s;"
+                  f" {r['bypassed_share'] * 100:.0f}% bypassed;"
+                  f" conserved={int(r['conserved'])}; the fabric answered {t.get('answered', '?')},"
+                  f" could not send {t.get('tx_full', '?')}, conserved={t.get('conserved', '?')})")
+        elif one:
+            print(f"  ufab-edge {m:7s} {ln:5d} B {n:5d} active pairs: {r['mpps']:6.2f} Mpps data per CPU-second"
+                  f" [{r['mpps_wall']:.2f} per wall second, core share {r['cpu_share']:.2f}]"
+                  f" ({r['tx_mpps']:.2f} Mpps all fabric TX incl. {r['generated_per_s'] / 1e3:.0f} K control frames/s;"
+                  f" {r['bypassed_share'] * 100:.0f}% bypassed; conserved={int(r['conserved'])})")
+        else:
+            cs = r["control_lcore_cpu_share"]
+            print(f"  ufab-edge per worker core, control on lcore 0, {m} {ln:5d} B {n:5d} active pairs:"
+                  f" {r['mpps']:6.2f} Mpps data per worker CPU-second"
+                  f" [{r['mpps_wall']:.2f} per wall second, worker core share {r['cpu_share']:.2f}]"
+                  f" ({r['tx_mpps']:.2f} Mpps all fabric TX incl. {r['generated_per_s'] / 1e3:.0f} K control frames/s;"
+                  f" {r['bypassed_share'] * 100:.0f}% bypassed; conserved={int(r['conserved'])});"
+                  f" control lcore: CPU share {fmt(cs)},"
+                  f" {r['token_rounds_per_s']:.0f} token rounds/s of {1e6 / modes[m]:.0f} due")
+        return r
 
-    for ln in lengths:
-        log = os.path.join(work, f"testpmd_{ln}.log")
+    for layout, (m, ln, n) in layout_runs:
+        res[tables[layout]][f"{m}_{ln}B_{n}pairs"] = run_edge(layout, m, ln, n)
+
+    def run_testpmd(ln, tag=""):
+        log = os.path.join(work, f"testpmd_{ln}{tag}.log")
         # Line-buffered: each statistics line is paired with the CPU time at
         # the moment it is printed.
         cmd = ["stdbuf", "-oL", testpmd] + eal(prefix + "t", "0,1", [f"net_pcap0,rx_pcap={pcaps[(counts[-1], ln)]},infinite_rx=1",
                                                    "net_null0,no-rx=1"]) + [
             "--", "--forward-mode=io", "--nb-cores=1", "--total-num-mbufs=65536", "--stats-period", "1"]
-        out = run_for(cmd, 120, log, testpmd_done)
+        return run_for(cmd, 120, log, testpmd_done), log
+
+    def run_qos(ln, tag=""):
+        """The rte_sched pipeline's Mpps (None when it printed none)."""
+        log = os.path.join(work, f"qos_{ln}{tag}.log")
+        cmd = [qos_bin] + eal(prefix + "q", "1", [f"net_pcap0,rx_pcap={pcaps[(counts[-1], ln)]},infinite_rx=1",
+                                                 "net_null0,no-rx=1"]) + ["--", str(run_s), str(warm_s)]
+        for l, _ in run_for(cmd, 4 * run_s + 60, log):
+            if l.startswith("bench-qos rte_sched_pipeline ") and "mpps=" in l:
+                return float(kv(l)["mpps"]), log
+        return None, log
+
+    for ln in lengths:
+        out, log = run_testpmd(ln)
         r = testpmd_rate(out, warm_s)
         res["testpmd_io"][f"{ln}B"] = r["mpps"] if r else None
         res["testpmd_io"][f"{ln}B_detail"] = r
@@ -550,16 +601,46 @@ def main():
 
     res["qos_pipeline"] = {}
     for ln in lengths:
-        log = os.path.join(work, f"qos_{ln}.log")
-        cmd = [qos_bin] + eal(prefix + "q", "1", [f"net_pcap0,rx_pcap={pcaps[(counts[-1], ln)]},infinite_rx=1",
-                                                 "net_null0,no-rx=1"]) + ["--", str(run_s), str(warm_s)]
-        out = run_for(cmd, 4 * run_s + 60, log)
-        for l, _ in out:
-            if l.startswith("bench-qos rte_sched_pipeline ") and "mpps=" in l:
-                res["qos_pipeline"][f"{ln}B"] = float(kv(l)["mpps"])
-        qp = res["qos_pipeline"].get(f"{ln}B")
+        qp, log = run_qos(ln)
+        res["qos_pipeline"][f"{ln}B"] = qp
         print(f"  rte_sched pipeline {ln:5d} B (RX -> classify -> rte_sched 4096 pipes -> TX, 1 lcore, 8K pairs' pcap): "
               + (f"{qp:.2f} Mpps per CPU-second" if qp else f"no rate (see {log})"))
+
+    # Paired rounds (--rounds): the headline cases back to back, the order
+    # rotated each round, so each round's ratios see one speed of the host.
+    def run_sched64(tag):
+        out = run_for([sched_bin] + eal(prefix + "s", "1", []) + ["--", str(sched_s), "64"], 4 * sched_s + 60,
+                      os.path.join(work, f"sched_64{tag}.log"))
+        for l, _ in out:
+            if l.startswith("bench-sched rte_sched_4096_pipes ") and "mpps=" in l:
+                return float(kv(l)["mpps"])
+        return None
+
+    def rate_of(r):
+        return r["mpps"] if r else None
+
+    paired_cases = [
+        ("edge_data_path", lambda t: rate_of(run_edge("one_lcore", "ctl1s", 64, counts[-1], t, quiet=True))),
+        ("edge_worker_core", lambda t: rate_of(run_edge("ctl_lcore0", "ctl32us", 64, counts[-1], t, quiet=True))),
+        ("testpmd_io", lambda t: rate_of(testpmd_rate(run_testpmd(64, t)[0], warm_s))),
+        ("rte_sched_alone", run_sched64),
+        ("qos_pipeline", lambda t: run_qos(64, t)[0]),
+    ]
+    rounds = []
+    for k in range(a.rounds):
+        row = {}
+        for j in range(len(paired_cases)):
+            name, run = paired_cases[(k + j) % len(paired_cases)]
+            row[name] = run(f"_round{k}")
+        rounds.append(row)
+        print(f"  round {k + 1}/{a.rounds}, 64 B, 8K pairs, Mpps: " + ", ".join(
+            f"{name} {fmt(row[name])}" for name, _ in paired_cases))
+    paired = paired_ratios(rounds)
+    if rounds:
+        res["paired_rounds"] = {"rounds": rounds, "ratios": paired}
+        print(f"paired ratios, 64 B, 8K pairs, median [min - max] of {a.rounds} rounds:")
+        for key, v in paired.items():
+            print(f"  {key} = {v['median']:.2f} [{v['min']:.2f} - {v['max']:.2f}] ({v['rounds']} rounds)")
 
     def ratio(x, y):
         return x / y if x and y else None
@@ -613,6 +694,19 @@ def main():
         print(f"  >= 2x rte_sched as an application (qos_sched-shaped pipeline, same devices): {fmt(ratio(e, qp))}x ->"
               f" {yes(g['edge_over_rte_sched_pipeline']['met'])}")
         print(f"  >= 0.5x testpmd io: {fmt(ratio(e, tp))}x -> {yes(g['edge_over_testpmd_io']['met'])}")
+        case = {"ctl1s": "edge_data_path", "ctl32us_control_on_lcore0": "edge_worker_core"}.get(gkey)
+        if case and paired:
+            med = {p: paired.get(f"{case}/{p}", {}).get("median") for p in PAIRED_PEERS}
+            g["paired_median"] = {
+                "edge_over_rte_sched": goal(med["rte_sched_alone"], 2.0),
+                "edge_over_rte_sched_pipeline": goal(med["qos_pipeline"], 2.0),
+                "edge_over_testpmd_io": goal(med["testpmd_io"], 0.5),
+            }
+            pm = g["paired_median"]
+            print(f"  paired rounds' medians: {fmt(med['rte_sched_alone'])}x rte_sched"
+                  f" ({yes(pm['edge_over_rte_sched']['met'])}), {fmt(med['qos_pipeline'])}x the pipeline"
+                  f" ({yes(pm['edge_over_rte_sched_pipeline']['met'])}), {fmt(med['testpmd_io'])}x testpmd io"
+                  f" ({yes(pm['edge_over_testpmd_io']['met'])})")
     print(f"scheduler alone, 64 B: HierScheduler 8K pairs / rte_sched 4096 pipes = {fmt(ratio(hs, rs))}x")
     res["goals"] = goals
     print("(window gating off in every ufab-edge run; the 2 vCPUs are shared with other work, so each rate is per"

@@ -70,6 +70,41 @@ class HugepageCheck(unittest.TestCase):
         self.assertEqual(bench_edge.eal("p", "1", [])[:3], ["--no-huge", "-m", "1024"])
 
 
+class PairedRatios(unittest.TestCase):
+    """`bench edge --rounds N`: ratios are taken within each round (both
+    figures at one speed of the host), then summarized (bench_edge.paired_ratios)."""
+
+    def test_median_min_max_within_rounds(self):
+        rounds = [
+            {"edge_data_path": 8.0, "testpmd_io": 32.0, "qos_pipeline": 4.0, "rte_sched_alone": 10.0},
+            {"edge_data_path": 6.0, "testpmd_io": 20.0, "qos_pipeline": 4.0, "rte_sched_alone": 5.0},
+            {"edge_data_path": 9.0, "testpmd_io": 30.0, "qos_pipeline": 3.0, "rte_sched_alone": 9.0},
+        ]
+        r = bench_edge.paired_ratios(rounds)
+        # testpmd: 8/32 = 0.25, 6/20 = 0.30, 9/30 = 0.30 -> median 0.30.
+        self.assertAlmostEqual(r["edge_data_path/testpmd_io"]["median"], 0.30)
+        self.assertAlmostEqual(r["edge_data_path/testpmd_io"]["min"], 0.25)
+        # pipeline: 2.0, 1.5, 3.0 -> median 2.0, max 3.0.
+        self.assertAlmostEqual(r["edge_data_path/qos_pipeline"]["median"], 2.0)
+        self.assertAlmostEqual(r["edge_data_path/qos_pipeline"]["max"], 3.0)
+        # rte_sched: 0.8, 1.2, 1.0 -> median 1.0; not the ratio of the means (23 / 24).
+        self.assertAlmostEqual(r["edge_data_path/rte_sched_alone"]["median"], 1.0)
+        self.assertEqual(r["edge_data_path/rte_sched_alone"]["rounds"], 3)
+        self.assertNotIn("edge_worker_core/testpmd_io", r)  # no round measured it
+
+    def test_even_count_and_missing_figures(self):
+        rounds = [
+            {"edge_worker_core": 4.0, "testpmd_io": 16.0},
+            {"edge_worker_core": 5.0, "testpmd_io": 10.0},
+            {"edge_worker_core": None, "testpmd_io": 30.0},  # a run without stats is left out
+            {"edge_worker_core": 3.0, "testpmd_io": None},
+        ]
+        r = bench_edge.paired_ratios(rounds)["edge_worker_core/testpmd_io"]
+        # 0.25 and 0.5: the median of two is their mean.
+        self.assertEqual((r["rounds"], r["min"], r["max"]), (2, 0.25, 0.5))
+        self.assertAlmostEqual(r["median"], 0.375)
+
+
 class BenchPeers(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
