@@ -107,6 +107,7 @@ constexpr size_t kAhead = 8;
 
 [[gnu::always_inline]] inline void prefetch_due_next(const EdgeState& s, uint32_t p, Nanos now) {
   s.pairs[p].prefetch_poll_rest();
+  s.pairs[p].prefetch_poll_message(now);  // a lost probe is sent again at this poll
   if (now >= s.sample_at[p]) s.history[p].prefetch_slot();
 }
 

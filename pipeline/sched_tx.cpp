@@ -31,6 +31,10 @@ void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const 
   }
   for (size_t i = 0; i < n; ++i) pairs[ids[i]].prefetch_paths();
   size_t sent = 0;
+  // want[i]: frame i's pair may send a message after it (may_send_message,
+  // from lines already in), tested here so that the lines its message needs
+  // are fetched while the rest of the burst is encapsulated.
+  bool want[TxBuffer::kCap];
   for (size_t i = 0; i < n; ++i) {
     const uint32_t p = ids[i];
     VmPair& vp = pairs[p];
@@ -43,6 +47,7 @@ void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const 
       rte_pktmbuf_free(pkts[i]);
       s.mark_dirty(p);  // its queue may be empty now
       s.wake(p);
+      want[i] = vp.may_send_message();
       continue;
     }
     vp.on_data_sent(lens[i], now);
@@ -52,12 +57,17 @@ void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const 
     s.pacer.spend(lens[i]);
     ++sent;
     tx.push(pkts[i]);
+    want[i] = vp.may_send_message();
+    if (want[i]) vp.prefetch_message();
   }
   s.stats.encapsulated += sent;
   // After each run of one pair's frames: its probe every L_w bytes, or
-  // whatever else is due; most pairs have nothing (VmPair::may_send_message).
+  // whatever else is due; most pairs have nothing. Only the pair's frames in
+  // this burst change what may_send_message says, so its last frame's want
+  // is the pair's at the end of the burst (a pair whose earlier run already
+  // sent finds nothing due: control_tx then sends nothing).
   for (size_t i = 0; i < n; ++i)
-    if ((i + 1 == n || ids[i + 1] != ids[i]) && pairs[ids[i]].may_send_message()) control_tx(s, ids[i], now);
+    if ((i + 1 == n || ids[i + 1] != ids[i]) && want[i]) control_tx(s, ids[i], now);
 }
 
 uint32_t sched_tx(EdgeState& s, Nanos now) {
