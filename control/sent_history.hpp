@@ -29,14 +29,18 @@ class SentHistory {
   explicit SentHistory(Nanos granularity = 1) : gran_(granularity ? granularity : 1) {}
 
   // Record the cumulative byte count after a send at time now.
+  // Reads the header only (the newest sample's time is kept there too) and
+  // stores into the ring: per data frame at many pairs the newest slot is
+  // a miss, which a store does not wait for.
   void record(Nanos now, uint64_t cum_bytes) {
-    if (n_ > 0 && now < last().t + gran_) {
+    if (n_ > 0 && now < last_t_ + gran_) {
       last().bytes = cum_bytes;  // same bucket: keep the newest count
       return;
     }
     if (n_ == kSlots) drop_oldest();
     ring_[(head_ + n_) % kSlots] = Sample{now, cum_bytes};
     ++n_;
+    last_t_ = now;
   }
 
   // The cumulative byte count of the newest sample taken at or before t
@@ -70,11 +74,12 @@ class SentHistory {
   bool empty() const { return n_ == 0; }
   Nanos oldest_time() const { return ring_[head_].t; }  // valid unless empty()
 
-  // The lines record() touches next (a hint; see VmPair::prefetch_paths).
-  void prefetch_tail() const {
-    __builtin_prefetch(&head_);
-    if (n_ > 0) __builtin_prefetch(&ring_[(head_ + n_ - 1) % kSlots]);
-  }
+  // Hints. The line record() stores into next, for a new sample (see
+  // VmPair::prefetch_history); a sample in the same bucket is the newest,
+  // which the last record() touched.
+  void prefetch_tail() const { __builtin_prefetch(&ring_[(head_ + n_) % kSlots], 1); }
+  // The oldest sample, which bytes_sent_by() and oldest_time() read first.
+  void prefetch_head() const { __builtin_prefetch(&ring_[head_]); }
 
  private:
   struct Sample {
@@ -89,11 +94,14 @@ class SentHistory {
   }
 
   // The header first: an owner keeps it next to its other per-frame fields
-  // (VmPair), and the ring after.
+  // (VmPair), and the ring after. The header is 32 bytes and the ring 16-byte
+  // aligned, so no sample straddles two cache lines (an unaligned ring put
+  // one slot in four across two, and was measured slower: docs/perf-log.md).
   Nanos gran_;
   uint32_t head_ = 0, n_ = 0;
   uint64_t floor_ = 0;  // count of the newest sample already consumed
-  std::array<Sample, kSlots> ring_{};
+  Nanos last_t_ = 0;    // time of the newest sample (valid while n_ > 0)
+  alignas(16) std::array<Sample, kSlots> ring_{};
 };
 
 }  // namespace ufab

@@ -31,7 +31,7 @@ double three_quarters_to(Nanos n) {
 VmPair::VmPair(const EdgeParams& params, uint32_t pair_id, Nanos base_rtt,
                std::span<const uint8_t> path_hops, HostMigrationGate* gate, uint64_t seed)
     : probe_on_window_full_(params.probe_on_window_full),
-      n_paths_(std::min(path_hops.size(), kMaxCandidatePaths)),
+      n_paths_(static_cast<uint32_t>(std::min(path_hops.size(), kMaxCandidatePaths))),
       history_((base_rtt > 0 ? base_rtt : 1) / 32),
       prm_(params),
       pair_id_(pair_id),
@@ -77,6 +77,7 @@ void VmPair::fill_probe(int path, wire::MsgType type, uint8_t flags, Nanos now, 
 }
 
 bool VmPair::next_message(Nanos now, bool backlogged, wire::Message& msg, int& path) {
+  const PacerSync sync(*this);
   // 1. Finishes (and their retries) first: switches must learn the pair left.
   for (size_t i = 0; i < n_paths_; ++i) {
     Path& p = paths_[i];
@@ -183,6 +184,7 @@ uint64_t VmPair::advance_acks(Nanos now) {
 }
 
 VmPair::Result VmPair::on_message(const wire::Message& m, Nanos now) {
+  const PacerSync sync(*this);
   Result res;
   const size_t idx = m.seq & kPathMask;
   if (m.pair_id != pair_id_ || idx >= n_paths_) {
@@ -394,6 +396,7 @@ void VmPair::rtt_tick(Nanos now, bool backlogged) {
 }
 
 void VmPair::poll(Nanos now, bool backlogged) {
+  const PacerSync sync(*this);
   // Keep what the mark moved by for the owner's next advance_acks(): a
   // scheduler gating on its own in-flight count must learn these bytes too,
   // or it stays blocked with the pair's in-flight at 0.
@@ -505,11 +508,12 @@ Nanos VmPair::next_deadline(Nanos now, bool backlogged) const {
   // ~70% of next_deadline's samples on that load).
   const bool blocked = probe_on_window_full_ &&
                        (backlogged ? static_cast<double>(inflight()) >= window(now) : inflight() > 0);
-  if (!p.pacer.outstanding() && p.pacer.probe_due(blocked)) return now;
+  if (!p.pacer.outstanding() && p.pacer.probe_due(blocked, sent_ - pacer_synced_)) return now;  // see sync_pacer
   return d;
 }
 
 void VmPair::set_path_drained(size_t path, bool drained) {
+  const PacerSync sync(*this);
   if (path >= n_paths_) return;
   paths_[path].drained = drained;
   if (drained && static_cast<int>(path) == active_ && state_ == State::active && !migrating_ && n_paths_ > 1) {
@@ -520,6 +524,7 @@ void VmPair::set_path_drained(size_t path, bool drained) {
 }
 
 void VmPair::finish_now(Nanos now) {
+  const PacerSync sync(*this);
   arrived_ = false;
   if (state_ != State::active) return;
   start_finish(active_, now);

@@ -37,13 +37,14 @@ inline constexpr size_t kMaxCandidatePaths = 8;
 inline constexpr uint32_t kWireUnbound = 0xffffffffu;
 
 // Laid out hot first (issue 4): the fields every frame reads or writes
-// (vm_rx, sched_tx, next_message, the window gate) fill the first two cache
-// lines with the send history's header, its ring follows, then the
-// candidate paths, each with its per-frame part (pacer, flags, finish)
-// first; the rest (parameters, migration state, counters) last. What a
-// frame touches spans the first ~1.5 KB of the pair instead of ~9.5 KB
-// (fewer pages: no hugepages here). Moving the paths out to their own heap
-// array (1.8 KB pairs) was measured slower (a second page per frame).
+// (vm_rx, sched_tx, the window gate, may_send_message) fill the first two
+// cache lines with the send history's header, its ring follows (a frame
+// stores one sample there), then the candidate paths, each with what probes
+// and polls read first (pacer, flags, finish); the rest (parameters,
+// migration state, counters) last. A frame touches three lines, all within
+// the first ~1.1 KB of the pair: no path line (sync_pacer). Moving the paths
+// out to their own heap array (1.8 KB pairs) was measured slower (a second
+// page per frame).
 class alignas(64) VmPair {
  public:
   enum class State { selecting, active, idle };
@@ -101,9 +102,11 @@ class alignas(64) VmPair {
   // at any time and backlog: no finish pending on any path, no candidate
   // query wanted, and the pair not active or its probe outstanding. A cheap
   // test before next_message for every pair served (ufab-edge's sched_tx).
+  // Reads the pair's first line only (probe_out_, the hot copy of the
+  // active path's probe state): it runs for every frame sent.
   bool may_send_message() const {
     if (want_message_ != 0) return true;
-    return state_ == State::active && !paths_[static_cast<size_t>(active_)].pacer.outstanding();
+    return state_ == State::active && !probe_out_;
   }
 
   struct Result {
@@ -197,11 +200,12 @@ class alignas(64) VmPair {
   // A VmPair is several KB and the edge touches a random one per packet, so
   // an owner working on a burst prefetches in two passes (as DPDK's
   // lib/sched does): prefetch_state() for every pair of the burst (the
-  // lines on_data_sent, window and next_message read first: state, active
+  // lines on_data_sent, window and may_send_message read: state, active
   // path, byte counters, admission, the sent history's head), then
-  // prefetch_paths() (the active path's pacer and the sent history's tail,
-  // which need the state lines to find; may_send_message reads no other
-  // path's lines, want_message_).
+  // prefetch_history() (the sent history's newest slot, which needs the
+  // state lines to find). A frame reads no path's lines: the active path's
+  // pacer is credited lazily (sync_pacer) and may_send_message reads hot
+  // copies (want_message_, probe_out_).
   void prefetch_state() const {
     const char* hot = reinterpret_cast<const char*>(this);  // 64-byte aligned
     __builtin_prefetch(hot);       // hot line 1
@@ -219,18 +223,15 @@ class alignas(64) VmPair {
     __builtin_prefetch(&paths_[0].finish);
   }
   // Then, once the hot lines are in: the other paths' pacers and finishes
-  // and the sent history's tail.
+  // and the sent history's oldest sample (advance_acks, next_deadline).
   void prefetch_poll_rest() const {
     for (size_t i = 1; i < n_paths_; ++i) {
       __builtin_prefetch(&paths_[i].pacer);
       __builtin_prefetch(&paths_[i].finish);
     }
-    history_.prefetch_tail();
+    history_.prefetch_head();
   }
-  void prefetch_paths() const {
-    if (active_ >= 0) __builtin_prefetch(&paths_[static_cast<size_t>(active_)].pacer);
-    history_.prefetch_tail();
-  }
+  void prefetch_history() const { history_.prefetch_tail(); }
   // What next_message and its probe (fill_probe) read beyond the lines
   // above, for a pair that may send a message (may_send_message): the
   // active path's flags (n_hop) and the w^l it registers at each hop, the
@@ -311,6 +312,27 @@ class alignas(64) VmPair {
     want_message_ = static_cast<uint8_t>(want ? want_message_ | bit : want_message_ & ~bit);
   }
 
+  // The active path's pacer learns of the data bytes sent since it was last
+  // told (sent_ - pacer_synced_; while no path is active they are nobody's)
+  // at the start of every public call that may read its bytes or change the
+  // active path, and probe_out_ is refreshed at its end (PacerSync), so a
+  // data frame touches no path line: at 8K pairs that line was a miss per
+  // frame. next_deadline, which is const, counts the unsynced bytes itself.
+  void sync_pacer() {
+    if (active_ >= 0) paths_[static_cast<size_t>(active_)].pacer.on_data_sent(sent_ - pacer_synced_);
+    pacer_synced_ = sent_;
+  }
+  class PacerSync {
+   public:
+    explicit PacerSync(VmPair& p) : p_(p) { p_.sync_pacer(); }
+    ~PacerSync() { p_.probe_out_ = p_.active_ >= 0 && p_.paths_[static_cast<size_t>(p_.active_)].pacer.outstanding(); }
+    PacerSync(const PacerSync&) = delete;
+    PacerSync& operator=(const PacerSync&) = delete;
+
+   private:
+    VmPair& p_;
+  };
+
   // ---- hot: every frame (cache lines 1-2) ----
   State state_ = State::selecting;
   bool probe_on_window_full_;    // prm_.probe_on_window_full
@@ -319,11 +341,13 @@ class alignas(64) VmPair {
   // note_message() wherever either changes; may_send_message reads it
   // instead of every path's finish and query lines, per frame.
   uint8_t want_message_ = 0;
+  bool probe_out_ = false;       // the active path's pacer has a probe out (PacerSync)
   int active_ = -1;
-  size_t n_paths_ = 0;
+  uint32_t n_paths_ = 0;         // <= kMaxCandidatePaths
   Nanos hold_until_ = 0;         // reorder avoidance: probe-only until then
   uint64_t sent_ = 0, acked_ = 0;
   Nanos last_data_ = 0;
+  uint64_t pacer_synced_ = 0;    // sent_ when the active path's pacer was last told (sync_pacer)
   Admission adm_;
   SentHistory history_;  // its header here (line 2), its ring after
 
@@ -364,11 +388,11 @@ class alignas(64) VmPair {
 
 // Per data frame, so inline: the edge's send loop writes frame bytes through
 // char pointers and an opaque call here made it reload everything else too.
+// The active path's pacer is told later (sync_pacer).
 inline void VmPair::on_data_sent(uint32_t bytes, Nanos now) {
   sent_ += bytes;
   last_data_ = now;
   history_.record(now, sent_);
-  if (active_ >= 0) paths_[static_cast<size_t>(active_)].pacer.on_data_sent(bytes);
 }
 
 }  // namespace ufab

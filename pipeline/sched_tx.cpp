@@ -29,7 +29,7 @@ void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const 
     pairs[ids[i]].prefetch_state();
     rte_prefetch0(&meta[ids[i]]);
   }
-  for (size_t i = 0; i < n; ++i) pairs[ids[i]].prefetch_paths();
+  for (size_t i = 0; i < n; ++i) pairs[ids[i]].prefetch_history();
   size_t sent = 0;
   // want[i]: frame i's pair may send a message after it (may_send_message,
   // from lines already in), tested here so that the lines its message needs

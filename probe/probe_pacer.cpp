@@ -19,10 +19,10 @@ uint32_t ProbePacer::timeout_rtts_now() const {
   return static_cast<uint32_t>(t < max_timeout_rtts_ ? t : max_timeout_rtts_);
 }
 
-bool ProbePacer::probe_due(bool window_blocked) const {
+bool ProbePacer::probe_due(bool window_blocked, uint64_t unsynced_bytes) const {
   if (outstanding_) return false;  // at most one probe in flight per path
   if (!has_response_ || lost_ || window_blocked) return true;
-  return bytes_since_response_ >= probe_every_bytes_;  // §4.1: L_w bytes since the last response
+  return bytes_since_response_ + unsynced_bytes >= probe_every_bytes_;  // §4.1: L_w bytes since the last response
 }
 
 uint32_t ProbePacer::on_probe_sent(Nanos now, Nanos base_rtt) {

@@ -66,8 +66,11 @@ class ProbePacer {
   }
 
   // Whether to send a probe now (see the rules above). window_blocked: the
-  // pair's in-flight bytes have reached its window.
-  bool probe_due(bool window_blocked) const;
+  // pair's in-flight bytes have reached its window. unsynced_bytes: data
+  // bytes already sent on this path that on_data_sent() has not been told
+  // of yet (an owner that credits its pacer lazily, VmPair), counted as if
+  // it had.
+  bool probe_due(bool window_blocked, uint64_t unsynced_bytes = 0) const;
 
   // A probe is being sent now. Returns its sequence number; arms the loss
   // deadline now + timeout_rtts_now() * base_rtt and snapshots total_bytes() into

@@ -1,7 +1,8 @@
 // SentHistory (control/sent_history.hpp), the (time, cumulative bytes)
 // samples behind a VM-pair's in-flight count: hand-computed answers of
 // bytes_sent_by for none, some and all of the samples, the granularity
-// merging samples, the ring dropping its oldest when full; and 100K random
+// merging samples, the ring dropping its oldest when full, a record after
+// every sample was taken; and 100K random
 // records and queries against a plain list of every sample, which takes
 // them one at a time.
 #include <gtest/gtest.h>
@@ -52,6 +53,25 @@ TEST(SentHistory, AFullRingDropsItsOldestAndASearchFindsTheMiddle) {
   EXPECT_EQ(h.bytes_sent_by(705), 7000u);
   EXPECT_EQ(h.bytes_sent_by(710), 7100u);
   EXPECT_TRUE(h.empty());
+}
+
+// record() finds the newest sample's bucket from the header (the time it
+// keeps beside the ring): once bytes_sent_by has taken every sample, a
+// record in the bucket of the last one taken starts a sample of its own.
+TEST(SentHistory, ARecordAfterEverySampleWasTakenStartsANewOne) {
+  SentHistory h(10);
+  h.record(100, 1000);
+  EXPECT_EQ(h.bytes_sent_by(100), 1000u);
+  EXPECT_TRUE(h.empty());
+  h.record(104, 1200);  // the bucket of 100, but that sample is gone
+  EXPECT_FALSE(h.empty());
+  EXPECT_EQ(h.oldest_time(), 104);
+  EXPECT_EQ(h.bytes_sent_by(103), 1000u);  // not yet: the last answer
+  h.record(109, 1300);  // the bucket of 104: merged
+  h.record(114, 1400);  // a new bucket
+  EXPECT_EQ(h.bytes_sent_by(110), 1300u);
+  EXPECT_EQ(h.oldest_time(), 114);
+  EXPECT_EQ(h.bytes_sent_by(114), 1400u);
 }
 
 TEST(SentHistory, MatchesAListOfEverySampleTakenOneAtATime) {

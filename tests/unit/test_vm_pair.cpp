@@ -506,3 +506,31 @@ TEST(VmPair, ProbeOnWindowFullIsOptional) {
     EXPECT_EQ(m.bytes_sent, 4096u);
   }
 }
+
+// The active path's pacer learns of the data bytes lazily (VmPair::sync_pacer):
+// only bytes sent after the last response count towards L_w = 4096, those
+// sent while the probe was out do not, and next_deadline (const, with no
+// call between the frames and it) sees the bytes the pacer was not told of.
+TEST(VmPair, LwCountsTheBytesSentAfterTheResponse) {
+  EdgeParams prm;
+  prm.probe_on_window_full = false;  // L_w alone
+  VmPair p = single_path(prm);
+  wire::Message m;
+  int path;
+  ASSERT_TRUE(join_and_probe(p, m, path));
+  EXPECT_FALSE(p.may_send_message());  // the bootstrap probe is out
+  p.on_data_sent(3000, 1 * kUs);       // while it is out: not counted after its response
+  ASSERT_TRUE(p.on_message(respond(m, {{32, 40000, 7.6e9, 4992}, {32, 40000, 7.6e9, 4992}}), 20 * kUs).accepted);
+  EXPECT_TRUE(p.may_send_message());
+  p.on_data_sent(4095, 21 * kUs);      // 4095 B since the response
+  // Due next: the per-RTT tick at T = 24 us (the ack mark comes later: the
+  // oldest sample, 1 us, plus at least T).
+  EXPECT_EQ(p.next_deadline(21 * kUs, true), kT);
+  EXPECT_FALSE(p.next_message(21 * kUs, true, m, path));
+  p.on_data_sent(1, 22 * kUs);  // 4096 B: the §4.1 probe is due now
+  EXPECT_EQ(p.next_deadline(22 * kUs, true), 22 * kUs);
+  ASSERT_TRUE(p.next_message(22 * kUs, true, m, path));
+  EXPECT_EQ(m.type, wire::MsgType::probe);
+  EXPECT_EQ(m.bytes_sent, 3000u + 4095u + 1u);
+  EXPECT_FALSE(p.may_send_message());
+}
