@@ -508,12 +508,11 @@ Nanos VmPair::next_deadline(Nanos now, bool backlogged) const {
   // ~70% of next_deadline's samples on that load).
   const bool blocked = probe_on_window_full_ &&
                        (backlogged ? static_cast<double>(inflight()) >= window(now) : inflight() > 0);
-  if (!p.pacer.outstanding() && p.pacer.probe_due(blocked, sent_ - pacer_synced_)) return now;  // see sync_pacer
+  if (!p.pacer.outstanding() && p.pacer.probe_due(blocked, unsynced_bytes())) return now;
   return d;
 }
 
 void VmPair::set_path_drained(size_t path, bool drained) {
-  const PacerSync sync(*this);
   if (path >= n_paths_) return;
   paths_[path].drained = drained;
   if (drained && static_cast<int>(path) == active_ && state_ == State::active && !migrating_ && n_paths_ > 1) {
@@ -524,7 +523,6 @@ void VmPair::set_path_drained(size_t path, bool drained) {
 }
 
 void VmPair::finish_now(Nanos now) {
-  const PacerSync sync(*this);
   arrived_ = false;
   if (state_ != State::active) return;
   start_finish(active_, now);

@@ -313,13 +313,16 @@ class alignas(64) VmPair {
   }
 
   // The active path's pacer learns of the data bytes sent since it was last
-  // told (sent_ - pacer_synced_; while no path is active they are nobody's)
-  // at the start of every public call that may read its bytes or change the
-  // active path, and probe_out_ is refreshed at its end (PacerSync), so a
-  // data frame touches no path line: at 8K pairs that line was a miss per
-  // frame. next_deadline, which is const, counts the unsynced bytes itself.
+  // told (unsynced_bytes(); while no path is active they are nobody's) at
+  // the start of every public call that may read its bytes, change a
+  // pacer's probe state or change the active path (next_message,
+  // on_message, poll), and probe_out_ is refreshed at its end (PacerSync),
+  // so a data frame touches no path line: at 8K pairs that line was a miss
+  // per frame. next_deadline, which is const, counts the unsynced bytes
+  // itself.
+  uint64_t unsynced_bytes() const { return sent_ - pacer_synced_; }
   void sync_pacer() {
-    if (active_ >= 0) paths_[static_cast<size_t>(active_)].pacer.on_data_sent(sent_ - pacer_synced_);
+    if (active_ >= 0) paths_[static_cast<size_t>(active_)].pacer.on_data_sent(unsynced_bytes());
     pacer_synced_ = sent_;
   }
   class PacerSync {
