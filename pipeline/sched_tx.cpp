@@ -13,7 +13,8 @@
 
 namespace ufab::pipeline {
 
-void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const uint32_t* ids, size_t n, Nanos now) {
+void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const uint32_t* ids, size_t n, Nanos now,
+               bool state_prefetched) {
   const uint16_t fp = s.cfg.fabric_port;
   // The tables in locals: the headers are written through char pointers,
   // which may alias anything, so s.pairs[p] and the like were reloaded from
@@ -24,11 +25,13 @@ void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const 
   TxBuffer& tx = s.tx[fp];
   const bool open_window = !s.cfg.window_gating;
   // Each frame touches its pair's VmPair (several KB, a random one per
-  // frame at scale): prefetch the burst's pairs in two passes first.
-  for (size_t i = 0; i < n; ++i) {
-    pairs[ids[i]].prefetch_state();
-    rte_prefetch0(&meta[ids[i]]);
-  }
+  // frame at scale): prefetch the burst's pairs in two passes first (the
+  // first one the caller's, if it did).
+  if (!state_prefetched)
+    for (size_t i = 0; i < n; ++i) {
+      pairs[ids[i]].prefetch_state();
+      rte_prefetch0(&meta[ids[i]]);
+    }
   for (size_t i = 0; i < n; ++i) pairs[ids[i]].prefetch_history();
   size_t sent = 0;
   // want[i]: frame i's pair may send a message after it (may_send_message,
@@ -52,7 +55,7 @@ void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const 
     }
     vp.on_data_sent(lens[i], now);
     // Window gating off: the window must never hold the pair (stages.hpp).
-    if (unlikely(open_window) && s.sched.inflight(p) >= kOpenWindowClear) s.sched.on_acked(p, UINT64_MAX);
+    if (unlikely(open_window) && s.sched.inflight_of_used(p) >= kOpenWindowClear) s.sched.on_acked(p, UINT64_MAX);
     s.on_sent(p);
     s.pacer.spend(lens[i]);
     ++sent;

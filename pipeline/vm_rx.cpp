@@ -202,6 +202,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
     // on_enqueued (VmPair::on_data_arrived) whether the frame waits or not.
     uint32_t nb = 0;
     uint64_t nb_bytes = 0;
+    bool open = true;  // bypass_possible(), true at the start; only an enqueue may end it
     for (uint32_t i = 0; i < k; ++i) {
       const uint32_t p = pair[i];
       rte_mbuf* const m = cand[i];
@@ -211,23 +212,26 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
         continue;
       }
       const uint32_t len = fabric_len(p, m);
-      if (likely(s.sched.take_bypass(p, len))) {
+      if (likely(open) && s.sched.take_bypass_open(p, len)) {  // p < max_pairs: classified
         s.on_enqueued(p, now);  // the pair's timer and Alg. 1 activity (edge_state.hpp)
         nb_bytes += len;
         cand[nb] = m;
         lens[nb] = len;
         pair[nb++] = p;
-      } else if (s.sched.enqueue(p, flow(i), m, len)) {
-        s.on_enqueued(p, now);
       } else {
-        s.stats.drop(port, Drop::queue_full);
-        rte_pktmbuf_free(m);
+        if (s.sched.enqueue(p, flow(i), m, len)) {
+          s.on_enqueued(p, now);
+        } else {
+          s.stats.drop(port, Drop::queue_full);
+          rte_pktmbuf_free(m);
+        }
+        open = s.sched.bypass_possible();
       }
     }
     if (nb != 0) {
       s.sched.count_bypassed(nb, nb_bytes);  // once per burst
       s.stats.bypassed += nb;
-      send_data(s, cand, lens, pair, nb, now);
+      send_data(s, cand, lens, pair, nb, now, /*state_prefetched=*/true);
     }
     return;
   }

@@ -320,6 +320,8 @@ class HierScheduler {
   }
   uint32_t pair_tenant(uint32_t pair) const { return has_pair(pair) ? pairs_[pair].tenant : kNone; }
   uint64_t inflight(uint32_t pair) const { return has_pair(pair) ? pairs_[pair].inflight : 0; }
+  // inflight() of a pair the caller knows to be in use (one it just dequeued or bypassed).
+  uint64_t inflight_of_used(uint32_t pair) const { return pairs_[pair].inflight; }
   uint64_t window(uint32_t pair) const { return has_pair(pair) ? pairs_[pair].window : 0; }
   uint64_t backlog_bytes(uint32_t pair) const { return has_pair(pair) ? pairs_[pair].backlog_bytes : 0; }
   uint32_t backlog_packets(uint32_t pair) const {
@@ -406,7 +408,13 @@ class HierScheduler {
   // the packet may leave; count_bypassed() then adds the packets and bytes
   // so taken to the enqueued, dequeued and bypassed counts.
   bool take_bypass(uint32_t pair, uint32_t len) {
-    if (!bypass_possible() || pair >= cfg_.max_pairs || len - 1 >= kMaxPacketLen) return false;
+    return bypass_possible() && pair < cfg_.max_pairs && take_bypass_open(pair, len);
+  }
+  // take_bypass() for a caller that has just seen bypass_possible() true
+  // (nothing enqueued since) and names a pair < max_pairs: the two tests it
+  // would repeat for every packet of a burst (the edge's vm_rx).
+  [[gnu::always_inline]] bool take_bypass_open(uint32_t pair, uint32_t len) {
+    if (len - 1 >= kMaxPacketLen) return false;
     Pair& pr = pairs_[pair];
     if (pr.state != PairState::kIdle || !fits(pr, len)) return false;
     pr.inflight += len;
