@@ -14,7 +14,7 @@
 namespace ufab::pipeline {
 
 void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const uint32_t* ids, size_t n, Nanos now,
-               bool state_prefetched) {
+               bool prefetched) {
   const uint16_t fp = s.cfg.fabric_port;
   // The tables in locals: the headers are written through char pointers,
   // which may alias anything, so s.pairs[p] and the like were reloaded from
@@ -25,14 +25,15 @@ void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const 
   TxBuffer& tx = s.tx[fp];
   const bool open_window = !s.cfg.window_gating;
   // Each frame touches its pair's VmPair (several KB, a random one per
-  // frame at scale): prefetch the burst's pairs in two passes first (the
-  // first one the caller's, if it did).
-  if (!state_prefetched)
+  // frame at scale): prefetch the burst's pairs in two passes first, unless
+  // the caller did.
+  if (!prefetched) {
     for (size_t i = 0; i < n; ++i) {
       pairs[ids[i]].prefetch_state();
       rte_prefetch0(&meta[ids[i]]);
     }
-  for (size_t i = 0; i < n; ++i) pairs[ids[i]].prefetch_history();
+    for (size_t i = 0; i < n; ++i) pairs[ids[i]].prefetch_history();
+  }
   size_t sent = 0;
   // want[i]: frame i's pair may send a message after it (may_send_message,
   // from lines already in), tested here so that the lines its message needs
@@ -70,7 +71,7 @@ void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const 
   // is the pair's at the end of the burst (a pair whose earlier run already
   // sent finds nothing due: control_tx then sends nothing).
   for (size_t i = 0; i < n; ++i)
-    if ((i + 1 == n || ids[i + 1] != ids[i]) && want[i]) control_tx(s, ids[i], now);
+    if (want[i] && (i + 1 == n || ids[i + 1] != ids[i])) control_tx(s, ids[i], now);
 }
 
 uint32_t sched_tx(EdgeState& s, Nanos now) {

@@ -35,10 +35,11 @@ uint32_t sched_tx(EdgeState& s, Nanos now);
 // Data frames the scheduler let go (dequeued, or bypassed on arrival) to the
 // fabric: encapsulated with the pair's active path, charged to the pair,
 // into the fabric port's TX buffer; then each pair's due probe.
-// state_prefetched: the caller already fetched each pair's hot lines and
-// PairMeta (VmPair::prefetch_state; vm_rx does for the frames it bypasses).
+// prefetched: the caller already fetched each pair's hot lines, PairMeta
+// and sent history slot (VmPair::prefetch_state, prefetch_history; vm_rx
+// does for the frames it bypasses).
 void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const uint32_t* ids, size_t n, Nanos now,
-               bool state_prefetched = false);
+               bool prefetched = false);
 // With window gating off (benchmarks only, edge/config.hpp) send_data clears
 // a pair's in-flight count in the scheduler once it reaches this many bytes,
 // so the open window (kMaxWindow, ~4 GB) is never reached: only the pair's

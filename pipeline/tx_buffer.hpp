@@ -26,7 +26,10 @@ class TxBuffer {
   // Frames go to `ring` (the TX lcore's) instead of a TX queue.
   void use_ring(rte_ring* ring) { ring_ = ring; }
 
+  // Counts the frame's bytes now, while its header line is in the cache
+  // (a loop over the burst in flush() cost ~6 instructions a frame).
   void push(rte_mbuf* m) {
+    bytes_ += rte_pktmbuf_pkt_len(m);
     pkts_[n_++] = m;
     if (n_ == kCap) flush();
   }
@@ -39,9 +42,9 @@ class TxBuffer {
       drop_from(static_cast<uint16_t>(sent), ps, Drop::ring_full);
       return;
     }
-    // Lengths are read before the burst: the PMD may free what it sends.
-    uint64_t bytes = 0;
-    for (uint16_t i = 0; i < n_; ++i) bytes += rte_pktmbuf_pkt_len(pkts_[i]);
+    // The bytes push() counted, less the frames the PMD refused (still ours;
+    // those it sent it may have freed).
+    uint64_t bytes = bytes_;
     const uint16_t sent = rte_eth_tx_burst(port_, queue_, pkts_, n_);
     for (uint16_t i = sent; i < n_; ++i) bytes -= rte_pktmbuf_pkt_len(pkts_[i]);
     ps.tx += sent;
@@ -57,12 +60,14 @@ class TxBuffer {
       rte_pktmbuf_free(pkts_[i]);
     }
     n_ = 0;
+    bytes_ = 0;
   }
 
   uint16_t port_, queue_;
   EdgeStats* stats_;
   rte_ring* ring_ = nullptr;
   uint16_t n_ = 0;
+  uint64_t bytes_ = 0;  // of pkts_[0, n_)
   rte_mbuf* pkts_[kCap];
 };
 

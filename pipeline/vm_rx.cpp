@@ -214,6 +214,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
       const uint32_t len = fabric_len(p, m);
       if (likely(open) && s.sched.take_bypass_open(p, len)) {  // p < max_pairs: classified
         s.on_enqueued(p, now);  // the pair's timer and Alg. 1 activity (edge_state.hpp)
+        s.pairs[p].prefetch_history();  // its hot lines are in: on_enqueued read them
         nb_bytes += len;
         cand[nb] = m;
         lens[nb] = len;
@@ -231,7 +232,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
     if (nb != 0) {
       s.sched.count_bypassed(nb, nb_bytes);  // once per burst
       s.stats.bypassed += nb;
-      send_data(s, cand, lens, pair, nb, now, /*state_prefetched=*/true);
+      send_data(s, cand, lens, pair, nb, now, /*prefetched=*/true);
     }
     return;
   }
