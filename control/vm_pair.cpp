@@ -201,9 +201,14 @@ VmPair::Result VmPair::on_message(const wire::Message& m, Nanos now) {
       }
       ++c_.responses;
       res.accepted = true;
-      if (m.bytes_sent > acked_) {  // data sent before the probe has left the network
-        res.acked_bytes = m.bytes_sent - acked_;
-        acked_ = m.bytes_sent;
+      // Data sent before the probe has left the network. The echo is the
+      // probe's sent_ (fill_probe), never more than sent_ now: a response
+      // claiming more (corrupted, or forged with the right seq) acks at most
+      // what was sent, so inflight() = sent_ - acked_ never wraps.
+      const uint64_t echoed = std::min<uint64_t>(m.bytes_sent, sent_);
+      if (echoed > acked_) {
+        res.acked_bytes = echoed - acked_;
+        acked_ = echoed;
       }
       res.acked_bytes += advance_acks(now);
       if (p.query) {

@@ -126,6 +126,29 @@ TEST(VmPair, TwoStageRampAddsTheTokenShareEachRtt) {
   EXPECT_EQ(m.flags, 0);  // counted now: no longer a new pair
 }
 
+TEST(VmPair, AResponseAcksNoMoreThanWasSent) {
+  EdgeParams prm;
+  VmPair p = single_path(prm);
+  p.poll(0, true);
+  wire::Message m;
+  int path;
+  const std::vector<Hop> idle{{8, 40000, 0, 0}, {16, 40000, 0, 0}};
+  ASSERT_TRUE(p.next_message(0, true, m, path));
+  p.on_message(respond(m, idle), 20 * kUs);
+  p.on_data_sent(6000, 21 * kUs);  // window full: a probe is due, echoing 6000
+  ASSERT_TRUE(p.next_message(21 * kUs, true, m, path));
+  ASSERT_EQ(m.bytes_sent, 6000u);
+  wire::Message r = respond(m, idle);
+  r.bytes_sent = 1'000'000'000;  // a corrupted echo with the right seq
+  const auto res = p.on_message(r, 40 * kUs);
+  ASSERT_TRUE(res.accepted);
+  EXPECT_EQ(res.acked_bytes, 6000u);  // what was sent, not the echo
+  EXPECT_EQ(p.bytes_acked(), 6000u);
+  EXPECT_EQ(p.inflight(), 0u);
+  p.on_data_sent(1000, 41 * kUs);
+  EXPECT_EQ(p.inflight(), 1000u);  // not wrapped below zero
+}
+
 TEST(VmPair, ReceiverAdmittedTokenBoundsTheToken) {
   EdgeParams prm;
   VmPair p = single_path(prm);
