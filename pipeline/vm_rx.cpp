@@ -58,16 +58,29 @@ uint32_t flow_of(const uint8_t* d, uint32_t len, uint32_t src, uint32_t dst, uin
 static_assert(ClassifyCache::kMiss == HashTable::kMiss);
 static_assert(sizeof(ClassifyKey) == ClassifyCache::kKeyBytes);
 
+// What the frames of pair p will read next (vm_frames): its VmPair's hot
+// lines, its PairMeta (encap_bytes) and, for a burst that may bypass the
+// queues, the scheduler's record of it (take_bypass).
+inline void prefetch_pair(const EdgeState& s, uint32_t p, bool bypass) {
+  s.pairs[p].prefetch_state();
+  rte_prefetch0(&s.meta[p]);
+  if (bypass) s.sched.prefetch_pair(p);
+}
+
 // keys -> pairs (or kMiss) through the worker's exact-match cache, then
 // the classification table for what the cache does not hold; what the table
-// finds is cached (classify_cache.hpp).
-void classify(EdgeState& s, const void* const* kp, const uint32_t* sig, uint32_t n, uint32_t* out) {
+// finds is cached (classify_cache.hpp). Each pair found is prefetched as
+// soon as it is known (prefetch_pair), the cache's hits before the misses
+// are looked up.
+void classify(EdgeState& s, const void* const* kp, const uint32_t* sig, uint32_t n, uint32_t* out, bool bypass) {
   const void* miss_key[TxBuffer::kCap];
   uint32_t miss_sig[TxBuffer::kCap], slot[TxBuffer::kCap], found[TxBuffer::kCap];
   uint32_t nm = 0;
   for (uint32_t i = 0; i < n; ++i) {
     out[i] = s.classify_cache.lookup(kp[i], sig[i]);
-    if (out[i] == ClassifyCache::kMiss) {
+    if (likely(out[i] != ClassifyCache::kMiss)) {
+      prefetch_pair(s, out[i], bypass);
+    } else {
       miss_key[nm] = kp[i];
       miss_sig[nm] = sig[i];
       slot[nm++] = i;
@@ -79,6 +92,7 @@ void classify(EdgeState& s, const void* const* kp, const uint32_t* sig, uint32_t
   for (uint32_t j = 0; j < nm; ++j) {
     out[slot[j]] = found[j];
     s.classify_cache.insert(miss_key[j], miss_sig[j], found[j]);
+    if (found[j] != HashTable::kMiss) prefetch_pair(s, found[j], bypass);
   }
 }
 
@@ -145,6 +159,8 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
     s.classify_cache.prefetch(sig[k]);
     cand[k++] = m;
   }
+  // Nothing between here and the scheduler changes it: decided once.
+  const bool bypass = s.bypass_on() && s.sched.bypass_possible();
   if (s.offload.marks(port)) {
     // rte_flow MARK (pipeline/flow_offload.hpp): the NIC named the worker
     // and the pair; frames without a valid mark for this worker are looked
@@ -155,6 +171,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
       const uint32_t mark = m->hash.fdir.hi;
       if ((m->ol_flags & RTE_MBUF_F_RX_FDIR_ID) != 0 && mark_worker(mark) == s.worker && mark_pair(mark) < s.pairs.size()) {
         pair[i] = mark_pair(mark);
+        prefetch_pair(s, pair[i], bypass);
         ++s.stats.marked;
       } else {
         kp[nk] = &keys[i];
@@ -162,23 +179,13 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
         slot[nk++] = i;
       }
     }
-    classify(s, kp, sig, nk, found);
+    classify(s, kp, sig, nk, found, bypass);
     for (uint32_t j = 0; j < nk; ++j) pair[slot[j]] = found[j];
   } else {
-    classify(s, kp, sig, k, pair);
+    classify(s, kp, sig, k, pair, bypass);
   }
-  // Nothing between here and the scheduler changes it: decided once.
-  const bool bypass = s.bypass_on() && s.sched.bypass_possible();
-  // encap_bytes reads the pair's active path and its host (PairMeta, 32
-  // bytes a pair: at 8K pairs a miss per frame when not fetched ahead); the
-  // bypass test reads the scheduler's record of the pair (enqueue_burst
-  // fetches its own).
-  for (uint32_t i = 0; i < k; ++i)
-    if (likely(pair[i] != HashTable::kMiss)) {
-      s.pairs[pair[i]].prefetch_state();
-      rte_prefetch0(&s.meta[pair[i]]);
-      if (bypass) s.sched.prefetch_pair(pair[i]);
-    }
+  // Every pair found was prefetched as it was found (prefetch_pair): at 8K
+  // pairs each of those lines is a miss per frame when not fetched ahead.
   // The pair's flow of frame i, for a frame that is queued: one that leaves
   // at once needs none.
   const auto flow = [&](uint32_t i) {
