@@ -6,7 +6,6 @@
 // buffer. Each pair served is asked for its next probe (scalable probing: one
 // per L_w bytes, §4.1).
 #include <rte_mbuf.h>
-#include <rte_prefetch.h>
 
 #include "pipeline/encap.hpp"
 #include "pipeline/stages.hpp"
@@ -28,10 +27,7 @@ void send_data(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, const 
   // frame at scale): prefetch the burst's pairs in two passes first, unless
   // the caller did.
   if (!prefetched) {
-    for (size_t i = 0; i < n; ++i) {
-      pairs[ids[i]].prefetch_state();
-      rte_prefetch0(&meta[ids[i]]);
-    }
+    for (size_t i = 0; i < n; ++i) s.prefetch_pair_lines(ids[i]);
     for (size_t i = 0; i < n; ++i) pairs[ids[i]].prefetch_history();
   }
   size_t sent = 0;

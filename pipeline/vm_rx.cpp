@@ -20,7 +20,6 @@
 #include <rte_ethdev.h>
 #include <rte_hash_crc.h>
 #include <rte_mbuf.h>
-#include <rte_prefetch.h>
 
 #include <algorithm>
 #include <cstring>
@@ -59,11 +58,10 @@ static_assert(ClassifyCache::kMiss == HashTable::kMiss);
 static_assert(sizeof(ClassifyKey) == ClassifyCache::kKeyBytes);
 
 // What the frames of pair p will read next (vm_frames): its VmPair's hot
-// lines, its PairMeta (encap_bytes) and, for a burst that may bypass the
-// queues, the scheduler's record of it (take_bypass).
+// lines and PairMeta (EdgeState::prefetch_pair_lines) and, for a burst that
+// may bypass the queues, the scheduler's record of it (take_bypass).
 inline void prefetch_pair(const EdgeState& s, uint32_t p, bool bypass) {
-  s.pairs[p].prefetch_state();
-  rte_prefetch0(&s.meta[p]);
+  s.prefetch_pair_lines(p);
   if (bypass) s.sched.prefetch_pair(p);
 }
 

@@ -47,6 +47,8 @@ VmPair single_path(const EdgeParams& prm, uint8_t hops = 2) {
   p.set_assigned_token(2);
   return p;
 }
+// Idle links: Eqn 3 gives C*T = 28500; r = 2/16 * C = 1.484375e8.
+const std::vector<Hop> kIdleHops{{8, 40000, 0, 0}, {16, 40000, 0, 0}};
 // Join the single path at t = 0 and take the registering probe it sends.
 bool join_and_probe(VmPair& p, wire::Message& m, int& path) {
   p.poll(0, true);
@@ -100,12 +102,10 @@ TEST(VmPair, ResponseAppliesEqn3AtTheBottleneck) {
 TEST(VmPair, TwoStageRampAddsTheTokenShareEachRtt) {
   EdgeParams prm;
   VmPair p = single_path(prm);
-  p.poll(0, true);
   wire::Message m;
   int path;
-  // Idle links: Eqn 3 gives C*T = 28500; r = 2/16 * C = 1.484375e8 -> step r*T = 3562.5
-  const std::vector<Hop> idle{{8, 40000, 0, 0}, {16, 40000, 0, 0}};
-  ASSERT_TRUE(p.next_message(0, true, m, path));
+  const std::vector<Hop>& idle = kIdleHops;  // r*T = 1.484375e8 * 24 us = 3562.5
+  ASSERT_TRUE(join_and_probe(p, m, path));
   p.on_message(respond(m, idle), 20 * kUs);
   EXPECT_DOUBLE_EQ(p.window(20 * kUs), 6000.0);  // less than one RTT: no step yet
   p.on_data_sent(6000, 21 * kUs);                 // window full -> a probe is due at once
@@ -129,16 +129,14 @@ TEST(VmPair, TwoStageRampAddsTheTokenShareEachRtt) {
 TEST(VmPair, AResponseAcksNoMoreThanWasSent) {
   EdgeParams prm;
   VmPair p = single_path(prm);
-  p.poll(0, true);
   wire::Message m;
   int path;
-  const std::vector<Hop> idle{{8, 40000, 0, 0}, {16, 40000, 0, 0}};
-  ASSERT_TRUE(p.next_message(0, true, m, path));
-  p.on_message(respond(m, idle), 20 * kUs);
+  ASSERT_TRUE(join_and_probe(p, m, path));
+  p.on_message(respond(m, kIdleHops), 20 * kUs);
   p.on_data_sent(6000, 21 * kUs);  // window full: a probe is due, echoing 6000
   ASSERT_TRUE(p.next_message(21 * kUs, true, m, path));
   ASSERT_EQ(m.bytes_sent, 6000u);
-  wire::Message r = respond(m, idle);
+  wire::Message r = respond(m, kIdleHops);
   r.bytes_sent = 1'000'000'000;  // a corrupted echo with the right seq
   const auto res = p.on_message(r, 40 * kUs);
   ASSERT_TRUE(res.accepted);
