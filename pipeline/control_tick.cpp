@@ -91,9 +91,9 @@ namespace {
 // history sample's two dependent misses, then the poll's cold line, then the
 // path's pacer). kAhead pairs on, what needs no load to find: the VmPair's
 // lines poll() reads first (VmPair::prefetch_poll), the scheduler record,
-// the next-sample time and the history count; kAhead / 2 pairs on, what those
-// lead to (VmPair::prefetch_poll_rest, and the history slot when a sample is
-// due). Always inlined: GCC 12 drops a call whose only effect is a prefetch
+// the next-sample time, the history count and the pair's timer node;
+// kAhead / 2 pairs on, what those lead to (VmPair::prefetch_poll_rest, and
+// the history slot when a sample is due). Always inlined: GCC 12 drops a call whose only effect is a prefetch
 // (see sched/hier_scheduler.hpp). The same for publish_tokens' and
 // apply_tokens' sweeps measured within noise and was left out.
 constexpr size_t kAhead = 8;
@@ -103,6 +103,7 @@ constexpr size_t kAhead = 8;
   s.sched.prefetch_pair(p);
   __builtin_prefetch(&s.sample_at[p]);
   s.history[p].prefetch_count();
+  s.timers.prefetch(p);  // rearm's arm()
 }
 
 [[gnu::always_inline]] inline void prefetch_due_next(const EdgeState& s, uint32_t p, Nanos now) {

@@ -197,7 +197,7 @@ class EdgeState {
     dirty.push_back(p);
   }
   // Poll the pair at the next tick (an event may have made something due).
-  void wake(uint32_t p) { timers.arm_min(p, 0); }
+  void wake(uint32_t p) { timers.wake(p); }
   void wake_all() {
     for (uint32_t p = 0; p < pairs.size(); ++p) wake(p);
   }

@@ -110,3 +110,92 @@ TEST(PairTimers, ManyDuePairsComeInPairOrderAfterWhatDueHeld) {
   for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], 7 * i);
 }
 
+
+// One slot's list, unlinked at its first, a middle and its last node (a
+// disarm, a re-arm into another slot, a wake of an armed pair) and linked
+// again: each pair is due once, at its own deadline, and the counts stay
+// exact (a broken link loses a pair or hands one out twice).
+TEST(PairTimers, ASlotsListSurvivesUnlinksAtEitherEndAndInTheMiddle) {
+  PairTimers t(6, kG);
+  for (uint32_t p = 0; p < 6; ++p) t.arm(p, 40 * kUs + p * kUs);  // all in tick 1 (32..63 us)
+  EXPECT_EQ(t.armed_count(), 6u);
+  t.arm(5, PairTimers::kUnarmed);  // the list's first (the newest): disarmed
+  t.arm(0, 200 * kUs);             // its last: to tick 6
+  t.arm(3, 70 * kUs);              // a middle one: to tick 2
+  t.arm_min(2, 0);                 // a wake: moved to the slot collect() visits next
+  EXPECT_EQ(t.armed_count(), 5u);
+  EXPECT_EQ(collect(t, 10 * kUs), (std::vector<uint32_t>{2}));
+  EXPECT_EQ(collect(t, 63 * kUs), (std::vector<uint32_t>{1, 4}));
+  t.arm(1, 65 * kUs);  // re-armed after it was handed out, next to 3
+  EXPECT_EQ(collect(t, 95 * kUs), (std::vector<uint32_t>{1, 3}));
+  EXPECT_EQ(collect(t, 199 * kUs), (std::vector<uint32_t>{}));
+  EXPECT_EQ(collect(t, 200 * kUs), (std::vector<uint32_t>{0}));
+  EXPECT_EQ(t.armed_count(), 0u);
+  EXPECT_FALSE(t.armed(5));
+  EXPECT_EQ(collect(t, 50 * kMs), (std::vector<uint32_t>{}));
+}
+
+// wake(): due at the next collect, as arm_min(pair, 0), whether the pair was
+// armed (it leaves its slot: not handed out again at its old deadline) or
+// not; twice is once; an arm() after it replaces it (as it replaced the
+// deadline 0 arm_min set), and so does a collect that finds the pair due.
+TEST(PairTimers, AWakeIsDueAtTheNextCollectOnce) {
+  PairTimers t(5, kG);
+  t.arm(1, 100 * kUs);
+  t.arm(4, 10 * kUs);
+  t.wake(1);
+  t.wake(1);
+  t.wake(3);  // not armed before
+  t.wake(2);
+  t.arm(2, 300 * kUs);  // replaces the wake
+  t.wake(4);            // also due by its deadline at that collect
+  EXPECT_EQ(t.armed_count(), 4u);
+  EXPECT_EQ(t.deadline(1), 0u);
+  EXPECT_EQ(t.deadline(2), 300 * kUs);
+  t.arm_min(3, 50 * kUs);  // later than the wake: ignored
+  EXPECT_EQ(t.deadline(3), 0u);
+  EXPECT_EQ(collect(t, 20 * kUs), (std::vector<uint32_t>{1, 3, 4}));
+  EXPECT_EQ(t.armed_count(), 1u);
+  EXPECT_FALSE(t.armed(1));
+  EXPECT_EQ(collect(t, 100 * kUs), (std::vector<uint32_t>{}));  // 1's old deadline is gone
+  t.wake(0);
+  EXPECT_EQ(collect(t, 101 * kUs), (std::vector<uint32_t>{0}));
+  EXPECT_EQ(collect(t, 300 * kUs), (std::vector<uint32_t>{2}));
+  EXPECT_EQ(t.armed_count(), 0u);
+}
+
+// A wake replaced by an arm and woken again is one wake: due once, at the
+// next collect, out of the slot the arm put it in.
+TEST(PairTimers, AWakeArmedOverAndWokenAgainIsDueOnce) {
+  PairTimers t(3, kG);
+  t.wake(2);
+  t.arm(2, 500 * kUs);
+  t.wake(2);
+  t.wake(0);
+  t.arm(0, PairTimers::kUnarmed);  // a wake disarmed
+  EXPECT_EQ(t.armed_count(), 1u);
+  EXPECT_EQ(collect(t, 1 * kUs), (std::vector<uint32_t>{2}));
+  EXPECT_EQ(collect(t, 600 * kUs), (std::vector<uint32_t>{}));
+  EXPECT_EQ(t.armed_count(), 0u);
+}
+
+// A woken pair that was armed leaves its old slot at the collect that hands
+// it out; armed again, into that slot or another, it is due once, at the new
+// deadline.
+TEST(PairTimers, AWokenPairsOldSlotDoesNotHandItOutAgain) {
+  PairTimers t(4, kG);
+  t.arm(1, 100 * kUs);
+  t.arm(2, 100 * kUs);
+  t.arm(3, 101 * kUs);
+  t.wake(1);
+  t.wake(2);
+  EXPECT_EQ(collect(t, 5 * kUs), (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(t.armed_count(), 1u);
+  t.arm(1, 99 * kUs);  // the slot its stale node is still in
+  t.arm(2, 200 * kUs);
+  EXPECT_EQ(t.armed_count(), 3u);
+  EXPECT_EQ(collect(t, 101 * kUs), (std::vector<uint32_t>{1, 3}));
+  EXPECT_EQ(collect(t, 200 * kUs), (std::vector<uint32_t>{2}));
+  EXPECT_EQ(t.armed_count(), 0u);
+  EXPECT_EQ(collect(t, 100 * kMs), (std::vector<uint32_t>{}));
+}
