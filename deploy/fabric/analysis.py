@@ -356,11 +356,19 @@ class Analysis:
                            f"ms; bound for {k} pair(s) of one host on the failed path",
                            3 * self.stalled_s(tf, until) >= late_s)
         # Fig. 5 (Case-2): a newcomer is placed by the guarantees, so the
-        # tenants already satisfied never move (no oscillation).
+        # tenants already satisfied never move (no oscillation). Host stalls
+        # over the limit that held the fabric two base RTTs or more explain
+        # a migration: two empty RTTs pull the pair's delivered-rate EWMA
+        # (gain 1/4 a tick) from 8.4 Mb/s, 5% over a guarantee of 8, to 6.3
+        # and 4.7, and it stays under 95% of the guarantee (7.6) for 7 ticks
+        # (5.6, 6.3, 6.9, 7.2, 7.5 after those), more than violation_rtts = 5:
+        # trigger (i) as §3.5 has it. (One empty RTT keeps it under for 4.)
+        # The run is then void and run again (--retry-stalled), not passed.
+        stalled = self.stalled_s(0, sc["duration_ms"] / 1000) >= 2 * self.fab.base_rtt_us() / 1e6
         for vni in sc.get("no_migrations", []):
             n = self.migrations(int(vni))
             self.check("no_migration", n == 0, n, 0,
-                       f"tenant {vni}: migrations (ufab-edge telemetry; None: telemetry did not answer)")
+                       f"tenant {vni}: migrations (ufab-edge telemetry; None: telemetry did not answer)", stalled)
         ov, probes, sent = self.probe_overhead()
         if sent:
             self.check("probe_overhead", ov <= 0.013, round(100 * ov, 3), 1.3,
