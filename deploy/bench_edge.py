@@ -317,6 +317,10 @@ def edge_rate(out, warmup_s, thread=None):
          "seconds": dt, "conserved": b["conserved"] == "1", "queued_end": int(b["queued"]),
          "generated_per_s": (int(b["generated"]) - int(a["generated"])) / dt,
          "token_rounds_per_s": (int(b["token_rounds"]) - int(a["token_rounds"])) / dt,
+         # the pairs' timer work and the calls params.pair_poll_max_share cut
+         # short (PollCredit): cuts mean the polls took all the share allows
+         "pair_polls_per_s": (int(b.get("pair_polls", 0)) - int(a.get("pair_polls", 0))) / dt,
+         "pair_poll_cuts_per_s": (int(b.get("pair_poll_cuts", 0)) - int(a.get("pair_poll_cuts", 0))) / dt,
          # data frames that left on arrival, unqueued (params.sched_bypass)
          "bypassed_share": ((int(b.get("bypassed", 0)) - int(a.get("bypassed", 0)))
                             / max(1, int(b["encap"]) - int(a["encap"]))),
@@ -500,6 +504,13 @@ def main():
     layout_runs = ([("one_lcore", r) for r in runs] + [("ctl_lcore0", r) for r in worker_runs]
                    + [("answering", r) for r in answer_runs])
     tables = {"one_lcore": "edge", "ctl_lcore0": "edge_worker_core", "answering": "edge_answering_fabric"}
+    def polls(r):
+        """The pairs' timer work of a run, and whether the poll share bound it."""
+        cuts = r["pair_poll_cuts_per_s"]
+        return (f"pair polls {r['pair_polls_per_s'] / 1e6:.2f} M/s"
+                + (f", {cuts / 1e3:.0f} K/s cut at the poll share (the polls took all it allows)" if cuts >= 1
+                   else ", none cut"))
+
     def run_edge(layout, m, ln, n, tag="", quiet=False):
         """One ufab-edge case: its rate dict (None without stats); printed
         unless quiet. tag names its log apart (the paired rounds)."""
@@ -544,7 +555,7 @@ def main():
             print(f"  ufab-edge {m:7s} {ln:5d} B {n:5d} active pairs: {r['mpps']:6.2f} Mpps data per CPU-second"
                   f" [{r['mpps_wall']:.2f} per wall second, core share {r['cpu_share']:.2f}]"
                   f" ({r['tx_mpps']:.2f} Mpps all fabric TX incl. {r['generated_per_s'] / 1e3:.0f} K control frames/s;"
-                  f" {r['bypassed_share'] * 100:.0f}% bypassed; conserved={int(r['conserved'])})")
+                  f" {r['bypassed_share'] * 100:.0f}% bypassed; conserved={int(r['conserved'])}; {polls(r)})")
         else:
             cs = r["control_lcore_cpu_share"]
             print(f"  ufab-edge per worker core, control on lcore 0, {m} {ln:5d} B {n:5d} active pairs:"
@@ -552,6 +563,7 @@ def main():
                   f" [{r['mpps_wall']:.2f} per wall second, worker core share {r['cpu_share']:.2f}]"
                   f" ({r['tx_mpps']:.2f} Mpps all fabric TX incl. {r['generated_per_s'] / 1e3:.0f} K control frames/s;"
                   f" {r['bypassed_share'] * 100:.0f}% bypassed; conserved={int(r['conserved'])});"
+                  f" {polls(r)};"
                   f" control lcore: CPU share {fmt(cs)},"
                   f" {r['token_rounds_per_s']:.0f} token rounds/s of {1e6 / modes[m]:.0f} due")
         return r

@@ -70,6 +70,41 @@ class HugepageCheck(unittest.TestCase):
         self.assertEqual(bench_edge.eal("p", "1", [])[:3], ["--no-huge", "-m", "1024"])
 
 
+class EdgeRate(unittest.TestCase):
+    """bench_edge.edge_rate: ufab-edge's stats lines after the warm-up, each
+    with the CPU seconds of the process's threads when it arrived, give the
+    rates per worker CPU-second and per wall second and the pairs' polls."""
+
+    @staticmethod
+    def line(t_s, encap, polls, cuts):
+        return (f"ufab-edge stats t={int(t_s * 1e9)} rx={encap} tx={encap + 10} queued=0 dropped=0 generated={encap // 100}"
+                f" conserved=1 encap={encap} token_rounds={int(t_s * 31250)} pair_polls={polls}"
+                f" pair_poll_cuts={cuts} bypassed={encap} drop.tx_full=3")
+
+    def test_worker_thread_rates_and_poll_share(self):
+        out = [(self.line(0.5, 1_000_000, 10_000, 0), {"main": 0.1, "worker1": 0.5}),  # warm-up, left out
+               (self.line(1.0, 4_000_000, 200_000, 1_000), {"main": 0.3, "worker1": 1.0}),
+               (self.line(3.0, 16_000_000, 1_800_000, 41_000), {"main": 1.1, "worker1": 2.5})]
+        r = bench_edge.edge_rate(out, 1.0, "worker1")
+        # 12M frames in 2 s of wall time and 1.5 s of the worker's CPU.
+        self.assertAlmostEqual(r["mpps"], 8.0)
+        self.assertAlmostEqual(r["mpps_wall"], 6.0)
+        self.assertAlmostEqual(r["cpu_share"], 0.75)
+        self.assertAlmostEqual(r["control_lcore_cpu_share"], 0.4)
+        self.assertAlmostEqual(r["pair_polls_per_s"], 800_000)
+        self.assertAlmostEqual(r["pair_poll_cuts_per_s"], 20_000)
+        self.assertAlmostEqual(r["token_rounds_per_s"], 31_250)
+        self.assertEqual(r["drops_total"], {"tx_full": 3})
+        self.assertTrue(r["conserved"])
+
+    def test_without_two_lines_after_the_warm_up_the_last_two(self):
+        out = [(self.line(0.5, 1_000_000, 0, 0), 1.0), (self.line(1.0, 2_000_000, 5, 0), 1.5)]
+        r = bench_edge.edge_rate(out, 3.0)
+        self.assertAlmostEqual(r["mpps"], 2.0)  # 1M frames in 0.5 s of the busiest thread's CPU
+        self.assertAlmostEqual(r["pair_polls_per_s"], 10)
+        self.assertIsNone(bench_edge.edge_rate(out[:1], 0))
+
+
 class PairedRatios(unittest.TestCase):
     """`bench edge --rounds N`: ratios are taken within each round (both
     figures at one speed of the host), then summarized (bench_edge.paired_ratios)."""
