@@ -46,7 +46,7 @@ class PairTimers {
 
   PairTimers(uint32_t n_pairs, Nanos granularity)
       : gran_(granularity ? granularity : 1), n_(n_pairs), node_(size_t{n_pairs} + kSlots),
-        woken_(n_pairs, 0), due_bits_((n_pairs + 63) / 64, 0) {
+        woken_(n_pairs, kNotListed), due_bits_((n_pairs + 63) / 64, 0) {
     woken_list_.reserve(n_pairs);
     for (uint32_t s = 0; s < kSlots; ++s) node_[n_ + s].next = node_[n_ + s].prev = n_ + s;  // empty lists
   }

@@ -93,9 +93,10 @@ namespace {
 // lines poll() reads first (VmPair::prefetch_poll), the scheduler record,
 // the next-sample time, the history count and the pair's timer node;
 // kAhead / 2 pairs on, what those lead to (VmPair::prefetch_poll_rest, and
-// the history slot when a sample is due). Always inlined: GCC 12 drops a call whose only effect is a prefetch
-// (see sched/hier_scheduler.hpp). The same for publish_tokens' and
-// apply_tokens' sweeps measured within noise and was left out.
+// the history slot when a sample is due). Always inlined: GCC 12 drops a
+// call whose only effect is a prefetch (see sched/hier_scheduler.hpp). The
+// same for publish_tokens' and apply_tokens' sweeps measured within noise
+// and was left out.
 constexpr size_t kAhead = 8;
 
 [[gnu::always_inline]] inline void prefetch_due(const EdgeState& s, uint32_t p) {
