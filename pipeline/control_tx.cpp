@@ -53,7 +53,10 @@ void refresh_window(EdgeState& s, uint32_t pair, Nanos now) {
     s.sched.set_window(pair, HierScheduler<rte_mbuf*>::kMaxWindow);
     return;
   }
-  s.sched.set_window(pair, w > 0 ? static_cast<uint64_t>(w) : 0);
+  // Whole bytes as the scheduler's gate counts them (HierScheduler::
+  // window_bytes: a window below one byte is 1, +inf is kMaxWindow; both
+  // once held a pair back for good, found by test_ufab_edge_fuzz).
+  s.sched.set_window(pair, HierScheduler<rte_mbuf*>::window_bytes(w));
   // Pair pacing (edge/config.hpp): the window spread over one base RTT.
   if (s.cfg.pair_pacing) s.sched.set_pair_rate(pair, vp.pacing_rate_Bps(now));
 }

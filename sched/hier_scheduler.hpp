@@ -145,6 +145,23 @@ class HierScheduler {
   // Per-pair bytes (window, in flight, backlog) are 32-bit: windows are capped
   // here (4 GiB - 64 KiB, far above 3 BDP), so inflight + len cannot wrap.
   static constexpr uint64_t kMaxWindow = UINT32_MAX - kMaxPacketLen;
+  // A pair's window in bytes (a VmPair's double, Eqn 3) as set_window takes
+  // it, so that the gate admits a packet with nothing in flight exactly when
+  // the window is positive, as the VmPair counts it (not window-blocked, so
+  // it probes only once data left):
+  //  - 0 < w < 1 is 1, not 0: a window of 0 held such a pair back for good,
+  //    with no probe to learn a new one (Eqn 3 gives such windows under
+  //    deep queues or a large Phi_l);
+  //  - +inf (a path whose links all report an unknown capacity sets no
+  //    bound, control/window.hpp) and anything from kMaxWindow up are
+  //    kMaxWindow: a double of 2^64 or more has no uint64_t value (the
+  //    conversion is undefined; x86 gives 0 for +inf);
+  //  - w <= 0 and NaN are 0.
+  static uint64_t window_bytes(double w) {
+    if (w >= static_cast<double>(kMaxWindow)) return kMaxWindow;
+    if (w >= 1) return static_cast<uint64_t>(w);
+    return w > 0 ? 1 : 0;
+  }
   // Virtual time per byte at effective weight 1. With class weight <= 2^12
   // and <= 2^20 active tenants the stride is >= 2^8 (rounding <= 0.4%; 1e-8
   // at 1K tenants of weight 128), and one packet (< 2^16 B) advances a tag by

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -276,6 +278,37 @@ TEST(Window, ShrinkingWindowParksAnActivePair) {
   EXPECT_EQ(s.pair_state(0), PairState::kBlocked);
   EXPECT_EQ(picks(s, 10), (std::vector<uint32_t>{1, 1, 1}));
   ASSERT_TRUE(s.set_window(0, kBigWindow));
+  EXPECT_EQ(picks(s, 10), (std::vector<uint32_t>{0, 0}));
+}
+
+// A VmPair's window (a double, Eqn 3) in whole bytes: a positive window
+// admits a packet with nothing in flight, as the VmPair counts it; +inf
+// (links of unknown capacity) is the largest window, not 0.
+TEST(Window, WindowBytesFromAPairsWindow) {
+  EXPECT_EQ(Sched::window_bytes(0.02), 1u);
+  EXPECT_EQ(Sched::window_bytes(0.999), 1u);
+  EXPECT_EQ(Sched::window_bytes(1.0), 1u);
+  EXPECT_EQ(Sched::window_bytes(1500.7), 1500u);
+  EXPECT_EQ(Sched::window_bytes(0.0), 0u);
+  EXPECT_EQ(Sched::window_bytes(-3.0), 0u);
+  EXPECT_EQ(Sched::window_bytes(std::nan("")), 0u);
+  EXPECT_EQ(Sched::window_bytes(static_cast<double>(Sched::kMaxWindow) - 0.5), Sched::kMaxWindow - 1);
+  EXPECT_EQ(Sched::window_bytes(static_cast<double>(Sched::kMaxWindow)), Sched::kMaxWindow);
+  EXPECT_EQ(Sched::window_bytes(0x1p64), Sched::kMaxWindow);
+  EXPECT_EQ(Sched::window_bytes(1e300), Sched::kMaxWindow);
+  EXPECT_EQ(Sched::window_bytes(std::numeric_limits<double>::infinity()), Sched::kMaxWindow);
+
+  // A pair whose window is a fraction of a byte sends one packet, then waits.
+  Sched s(small_config());
+  ASSERT_TRUE(s.add_tenant(0, 0));
+  ASSERT_TRUE(s.add_pair(0, 0, 0));
+  fill(s, 0, 3);
+  EXPECT_TRUE(picks(s, 10).empty());
+  ASSERT_TRUE(s.set_window(0, Sched::window_bytes(0.02)));
+  EXPECT_EQ(picks(s, 10), std::vector<uint32_t>{0});
+  EXPECT_EQ(s.pair_state(0), PairState::kBlocked);
+  // An unbounded window lets the rest go.
+  ASSERT_TRUE(s.set_window(0, Sched::window_bytes(std::numeric_limits<double>::infinity())));
   EXPECT_EQ(picks(s, 10), (std::vector<uint32_t>{0, 0}));
 }
 
