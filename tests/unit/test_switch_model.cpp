@@ -2,7 +2,10 @@
 // §4.1–§4.5; p4/model/README.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <initializer_list>
+#include <random>
+#include <string>
 #include <set>
 #include <vector>
 
@@ -464,6 +467,89 @@ TEST(SwitchModel, TxRateUsesFixedWindowsAndZeroAfterIdle) {
   EXPECT_EQ(sw.link(0).tx_wire(), 125u);
   pkt(t0 + 200 * kUs, 100);      // a whole idle window: 0
   EXPECT_EQ(sw.link(0).tx_wire(), 0u);
+}
+
+// Random and mutated frames (fixed seeds): probes, queries, finishes,
+// responses, data and L3 frames over one- to three-label routes, as sent
+// and with one to four edits (bit flips, random bytes, truncation, random
+// tails). Every frame is forwarded or dropped for one reason, a forwarded
+// frame still parses as what it was (a uFAB frame stays one), Phi_l and W_l
+// stay the exact sums over each link's live slots (restore() checks them),
+// and two aging periods of silence leave every link's sums at 0: garbage
+// never leaves demand behind on a link.
+TEST(SwitchModel, RandomAndMutatedFramesKeepTheSumsExact) {
+  for (const uint64_t seed : {1u, 2u, 3u, 4u}) {
+    std::mt19937_64 rng(seed);
+    const auto below = [&rng](uint64_t n) { return rng() % n; };
+    SwitchModel sw(cfg4());
+    sw.l3().add_host_route(kDstIp, {1, 3});
+    uint64_t frames = 0, forwarded_ufab = 0, broken_out = 0;
+    Nanos now = kMs;
+    for (int i = 0; i < 20000; ++i) {
+      wire::SourceRoute r;
+      r.n_labels = static_cast<uint8_t>(1 + below(3));
+      for (size_t k = 0; k < r.n_labels; ++k) r.label[k] = static_cast<uint16_t>(below(5));  // port 4: none
+      std::vector<uint8_t> f;
+      const uint32_t pair = static_cast<uint32_t>(below(64));
+      switch (below(6)) {
+        case 0: case 1: {
+          Message m = probe(pair, static_cast<uint32_t>(rng()), {static_cast<uint32_t>(rng()), 7, 9});
+          m.flags = below(4) == 0 ? wire::kMsgQuery : 0;
+          m.hop_index = static_cast<uint8_t>(below(4));
+          f = control_frame(r, m);
+          break;
+        }
+        case 2: f = control_frame(r, probe(pair, 0, {0, 0}, MsgType::finish)); break;
+        case 3: f = control_frame(r, probe(pair, 5, {1}, MsgType::response)); break;
+        case 4: {
+          const std::vector<uint8_t> inner(below(200), 0x5a);
+          f = ufab_frame(outer(), {wire::kNextData, 77, pair}, r, inner);
+          break;
+        }
+        default: f = l3_frame(below(2) ? kDstIp : 0x0a0000ff, static_cast<uint16_t>(rng()), 60 + below(100));
+      }
+      if (below(10) < 7) {
+        for (uint64_t e = 1 + below(4); e > 0; --e) switch (below(4)) {
+            case 0: if (!f.empty()) f[below(f.size())] ^= static_cast<uint8_t>(1u << below(8)); break;
+            case 1: if (!f.empty()) f[below(std::min<size_t>(f.size(), 128))] = static_cast<uint8_t>(rng()); break;
+            case 2: f.resize(below(f.size() + 1)); break;
+            default: for (uint64_t k = below(32); k > 0; --k) f.push_back(static_cast<uint8_t>(rng()));
+          }
+      }
+      wire::FrameView v;
+      const bool in_ufab = wire::parse_frame(f, v) == WireError::ok;
+      now += static_cast<Nanos>(below(20 * kUs));
+      const Decision d = sw.process(f, static_cast<uint16_t>(below(4)), now, below(1u << 20));
+      ++frames;
+      if (d.forward) {
+        if (d.port >= 4) ++broken_out;
+        if (in_ufab) {
+          ++forwarded_ufab;
+          if (wire::parse_frame(f, v) != WireError::ok) ++broken_out;
+        }
+      }
+    }
+    SwitchCounters c = sw.counters();
+    uint64_t dropped = 0;
+    for (const uint64_t n : c.drops) dropped += n;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    EXPECT_EQ(c.ufab_forwarded + c.l3_forwarded + dropped, frames);
+    EXPECT_GT(forwarded_ufab, 0u);
+    EXPECT_GT(c.drops_of(DropReason::malformed), 0u);
+    EXPECT_EQ(broken_out, 0u);
+    uint64_t registered = 0;
+    for (uint16_t p = 0; p < 4; ++p) registered += sw.link(p).table().occupancy();
+    EXPECT_GT(registered, 0u);
+    EXPECT_NO_THROW(sw.restore(sw.snapshot()));  // the sums are the sums over the live slots
+    sw.tick(now + 10 * kSec);
+    sw.tick(now + 20 * kSec);
+    sw.tick(now + 30 * kSec);
+    for (uint16_t p = 0; p < 4; ++p) {
+      EXPECT_EQ(sw.link(p).table().occupancy(), 0u) << "port " << p;
+      EXPECT_EQ(sw.link(p).phi_sum(), 0u) << "port " << p;
+      EXPECT_EQ(sw.link(p).w_sum(), 0u) << "port " << p;
+    }
+  }
 }
 
 }  // namespace
