@@ -2,6 +2,7 @@
 #include <rte_telemetry.h>
 
 #include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -15,8 +16,12 @@ void fill_tenant_set(Edge& e, const char* params, rte_tel_data* d) {
   const std::vector<std::string> a = split(params);
   char* end = nullptr;
   if (a.size() != 2) return fail(d, "usage: /ufab/tenant_set,VNI,GBPS");
+  // strtoul takes a sign and wraps ("-1" is ULONG_MAX); a VNI past 32 bits
+  // was cut to another tenant's ("4294967396" set VNI 100).
   const unsigned long vni = std::strtoul(a[0].c_str(), &end, 10);
-  if (a[0].empty() || *end != '\0') return fail(d, "VNI '" + a[0] + "' is not a number");
+  if (a[0].empty() || *end != '\0' || a[0][0] == '-' || a[0][0] == '+')
+    return fail(d, "VNI '" + a[0] + "' is not a number");
+  if (vni > UINT32_MAX) return fail(d, "no tenant with vni " + a[0]);
   const double gbps = std::strtod(a[1].c_str(), &end);
   if (a[1].empty() || *end != '\0') return fail(d, "GBPS '" + a[1] + "' is not a number");
   if (const std::string err = e.control.set_guarantee(static_cast<uint32_t>(vni), gbps); !err.empty()) return fail(d, err);

@@ -3,7 +3,8 @@
 // scheduler (the pair has two candidate paths and no query is ever answered,
 // so it never picks one). While they wait:
 //  - /ufab/tenant_set,100,5 sets the guarantee (5 tokens per VM in
-//    /ufab/tenants); an unknown VNI is refused;
+//    /ufab/tenants); an unknown VNI is refused, and so is one that only
+//    wraps to 100 (2^32 + 100, or a negative number);
 //  - SIGHUP after the file's guarantee became 3: "reload ok" and 3 in
 //    /ufab/tenants;
 //  - /ufab/reload with an added VM, a changed weight class, or an invalid
@@ -125,6 +126,11 @@ int main(int argc, char** argv) {
   ITEST_CHECK(has(r, "\"ok\":0") && has(r, "no tenant with vni 999"), "tenant_set unknown: %s", r.c_str());
   r = ask("/ufab/tenant_set,100,-2");
   ITEST_CHECK(has(r, "\"ok\":0"), "tenant_set negative: %s", r.c_str());
+  r = ask("/ufab/tenant_set,4294967396,7");  // 2^32 + 100: not VNI 100
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "no tenant with vni 4294967396"), "tenant_set VNI past 32 bits: %s",
+              r.c_str());
+  r = ask("/ufab/tenant_set,-4294967196,7");  // strtoul wraps it; cut to 32 bits: 100
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "is not a number"), "tenant_set negative VNI: %s", r.c_str());
   r = ask("/ufab/tenants");
   ITEST_CHECK(has(r, "\"tenant100\":{\"vni\":100,\"guarantee_gbps\":\"5\",\"tokens_per_vm\":\"5\""), "tenants: %s", r.c_str());
   balanced("tenant_set");
