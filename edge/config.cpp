@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <initializer_list>
 #include <set>
@@ -35,8 +36,24 @@ class Where {
     std::ostringstream s;
     s << file_;
     if (n.IsDefined() && n.Mark().line >= 0) s << ':' << n.Mark().line + 1 << ':' << n.Mark().column + 1;
-    s << ": " << field << ": " << what;
+    s << ": " << printable(field) << ": " << printable(what);
     throw ConfigError(s.str());
+  }
+  // Field names and values come from the file: a control byte in them (a
+  // NUL cut the message short at what()) is written as \xNN.
+  static std::string printable(const std::string& in) {
+    std::string out;
+    for (const char ch : in) {
+      const auto c = static_cast<unsigned char>(ch);
+      if (c >= 0x20 && c != 0x7f) {
+        out += ch;
+      } else {
+        char hex[5];
+        std::snprintf(hex, sizeof hex, "\\x%02x", c);
+        out += hex;
+      }
+    }
+    return out;
   }
   // A required key of map m (the error points at the map).
   YAML::Node need(const YAML::Node& m, const char* key, const std::string& field) const {
@@ -47,7 +64,8 @@ class Where {
   void only_keys(const YAML::Node& m, const std::string& field, std::initializer_list<std::string_view> keys) const {
     if (!m.IsMap()) fail(m, field, "must be a mapping");
     for (const auto& kv : m) {
-      const std::string k = kv.first.as<std::string>();
+      if (!kv.first.IsScalar()) fail(kv.first, field, "a key that is not a name");
+      const std::string k = kv.first.Scalar();
       bool known = false;
       for (const std::string_view x : keys) known = known || x == k;
       if (!known) fail(kv.first, field + "." + k, "unknown key");
