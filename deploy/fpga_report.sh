@@ -26,7 +26,8 @@ while [ $# -gt 0 ]; do
     --size) SIZE="$2"; shift 2 ;;
     --keep) KEEP="$2"; shift 2 ;;
     --tb) TB="$2"; shift 2 ;;
-    *) echo "fpga_report: unknown option $1" >&2; exit 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "fpga_report: unknown option $1 (--help lists them)" >&2; exit 2 ;;
   esac
 done
 command -v yosys >/dev/null || { echo "fpga_report: yosys not on PATH (apt-get install yosys)" >&2; exit 77; }
