@@ -89,7 +89,7 @@ struct Fuzz : EdgeRig {
   Nanos now = 1'000'000;
   // The probes and finishes a1's pairs sent, not answered yet.
   std::vector<wire::Message> sent_msgs;
-  uint64_t fabric_frames_out = 0, control_out = 0, vm_frames_out = 0, data_sent_clean = 0;
+  uint64_t control_out = 0, vm_frames_out = 0, data_sent_clean = 0;
   bool failed_output = false;
 
   uint64_t below(uint64_t n) { return rng() % n; }
@@ -215,7 +215,6 @@ struct Fuzz : EdgeRig {
   // sent into sent_msgs. clean: data counts in data_sent_clean.
   void collect(bool clean) {
     for (rte_mbuf* m : fabric_tx()) {
-      ++fabric_frames_out;
       const std::span<const uint8_t> fr(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m));
       wire::FrameView v;
       wire::Message msg;
