@@ -16,11 +16,12 @@ void fill_tenant_set(Edge& e, const char* params, rte_tel_data* d) {
   const std::vector<std::string> a = split(params);
   char* end = nullptr;
   if (a.size() != 2) return fail(d, "usage: /ufab/tenant_set,VNI,GBPS");
-  // strtoul takes a sign and wraps ("-1" is ULONG_MAX); a VNI past 32 bits
-  // was cut to another tenant's ("4294967396" set VNI 100).
-  const unsigned long vni = std::strtoul(a[0].c_str(), &end, 10);
-  if (a[0].empty() || *end != '\0' || a[0][0] == '-' || a[0][0] == '+')
+  // Digits only: strtoul skips blanks, takes a sign and wraps ("-1" is
+  // ULONG_MAX); and a VNI past 32 bits was cut to another tenant's
+  // ("4294967396" set VNI 100).
+  if (a[0].empty() || a[0].find_first_not_of("0123456789") != std::string::npos)
     return fail(d, "VNI '" + a[0] + "' is not a number");
+  const unsigned long vni = std::strtoul(a[0].c_str(), &end, 10);
   if (vni > UINT32_MAX) return fail(d, "no tenant with vni " + a[0]);
   const double gbps = std::strtod(a[1].c_str(), &end);
   if (a[1].empty() || *end != '\0') return fail(d, "GBPS '" + a[1] + "' is not a number");
