@@ -130,34 +130,6 @@ struct Fuzz : EdgeRig {
     m.hop_index = m.n_hop;
   }
 
-  // A mutation of f: one to four edits.
-  Frame mutate(Frame f) {
-    const int edits = 1 + static_cast<int>(below(4));
-    for (int e = 0; e < edits; ++e) {
-      switch (below(5)) {
-        case 0:  // flip a bit
-          if (!f.empty()) f[below(f.size())] ^= static_cast<uint8_t>(1u << below(8));
-          break;
-        case 1:  // a random byte, mostly in the headers
-          if (!f.empty()) f[below(std::min<size_t>(f.size(), 128))] = static_cast<uint8_t>(rng());
-          break;
-        case 2:  // truncate
-          f.resize(below(f.size() + 1));
-          break;
-        case 3:  // a random tail
-          for (uint64_t i = below(64); i > 0; --i) f.push_back(static_cast<uint8_t>(rng()));
-          break;
-        default:  // an extreme 16-bit field (lengths, ports, counts)
-          if (f.size() >= 2) {
-            const size_t at = below(std::min<size_t>(f.size() - 1, 127));
-            f[at] = below(2) ? 0xff : 0;
-            f[at + 1] = below(2) ? 0xff : 0;
-          }
-      }
-    }
-    return f;
-  }
-
   // f on `port` as poll_port receives it (rx counted); sometimes in two
   // segments (a chained mbuf, which the edge must refuse as malformed).
   rte_mbuf* chain(const Frame& f, uint16_t port) {
@@ -288,7 +260,7 @@ void run(uint64_t seed) {
         fr = port == 0 ? f.valid_vm() : f.valid_fabric();
       }
       if (f.below(8) == 0) fr = port == 0 ? f.valid_fabric() : f.valid_vm();  // the wrong side: spoofing, not_ufab
-      if (f.below(10) < 7) fr = f.mutate(std::move(fr));
+      if (f.below(10) < 7) fr = mutate_frame(std::move(fr), f.rng);
       rte_mbuf* m = f.chain(fr, port);
       if (m == nullptr) {
         ITEST_CHECK(false, "burst %d: mempool empty (%u free)", b, rte_mempool_avail_count(s.pool));
