@@ -37,6 +37,22 @@ std::vector<std::string> edge_eal(const std::string& prefix, const char* lcores)
   return {"--no-huge", "--no-pci", "-m", "256", "-l", lcores, "--file-prefix", prefix, "--log-level", "error"};
 }
 
+std::vector<std::string> edge_eal_three_lcores(const std::string& prefix) {
+  std::vector<std::string> v;
+  for (const std::string& s : edge_eal(prefix, "0,1,2")) v.push_back(s == "-l" ? "--lcores" : s == "0,1,2" ? "(0-2)@(0,1)" : s);
+  return v;
+}
+
+int spawn_two_worker_pcap_edge(const std::string& exe, const std::string& prefix, const std::string& dir) {
+  std::vector<std::string> cmd = {exe};
+  for (const std::string& s : edge_eal_three_lcores(prefix)) cmd.push_back(s);
+  cmd.insert(cmd.end(), {"--vdev", "net_pcap0,rx_pcap=" + dir + "/vm_in.pcap,tx_pcap=" + dir + "/vm_out.pcap",
+                         "--vdev", "net_pcap1,rx_pcap=" + dir + "/fab_in.pcap,tx_pcap=" + dir + "/fab_out.pcap", "--",
+                         "--config", dir + "/edge.yaml", "--workers", "2", "--stats-interval", "0",
+                         "--stop-timeout-ms", "300"});
+  return spawn(cmd, dir + "/out", dir + "/err");
+}
+
 std::vector<char*> c_argv(std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());

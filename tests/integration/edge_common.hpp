@@ -17,6 +17,15 @@ namespace ufab::itest {
 Frame vm_frame(uint32_t src_ip, uint32_t dst_ip, uint16_t sport, size_t payload, uint8_t seed);
 
 std::vector<std::string> edge_eal(const std::string& prefix, const char* lcores);
+// edge_eal with three lcores on the machine's two cores ("--lcores
+// (0-2)@(0,1)": lcores may oversubscribe cores), for a control lcore and two
+// workers.
+std::vector<std::string> edge_eal_three_lcores(const std::string& prefix);
+// ufab-edge (exe) with a control lcore and two workers on two net_pcap ports:
+// dir/vm_in.pcap and dir/fab_in.pcap in, dir/vm_out.pcap and dir/fab_out.pcap
+// out, dir/edge.yaml, no periodic stats, a 300 ms stop timeout; stdout and
+// stderr in dir/out and dir/err. Returns its pid.
+int spawn_two_worker_pcap_edge(const std::string& exe, const std::string& prefix, const std::string& dir);
 // args as a C argv (null-terminated; points into args, which must outlive
 // it), for dpdk::Eal in a test's own process.
 std::vector<char*> c_argv(std::vector<std::string>& args);

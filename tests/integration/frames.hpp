@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -26,11 +25,6 @@ Frame control(uint32_t src_ip, const wire::SourceRoute& r, const wire::Message& 
 Frame data(uint32_t src_ip, uint32_t pair, const wire::SourceRoute& r, size_t inner_bytes);
 // IPv4/UDP to a port other than uFAB's: plain L3 traffic.
 Frame plain_udp(uint32_t dst_ip, uint16_t dst_port);
-
-// A mutation of f for the fuzz tests: one to four edits, each a bit flip, a
-// random byte (mostly in the first 128 bytes: the headers), a truncation, a
-// random tail of up to 63 bytes, or a 16-bit field set to 0x0000 or 0xffff.
-Frame mutate_frame(Frame f, std::mt19937_64& rng);
 
 // key=value pairs of every stdout line starting with prefix.
 std::map<std::string, uint64_t> parse_line(const std::string& out, const std::string& prefix);

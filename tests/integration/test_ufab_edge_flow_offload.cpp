@@ -344,7 +344,7 @@ int main(int argc, char** argv) {
   // With two workers (three lcores on the two cores): the rules of both
   // shards are tried on the tap port, with the same outcome.
   std::vector<std::string> cmd2 = {argv[1]};
-  for (const std::string& a : edge_eal(prefix + "w", "0,1,2")) cmd2.push_back(a == "-l" ? "--lcores" : a == "0,1,2" ? "(0-2)@(0,1)" : a);
+  for (const std::string& a : edge_eal_three_lcores(prefix + "w")) cmd2.push_back(a);
   cmd2.insert(cmd2.end(), {"--vdev", "net_tap0,iface=uftW" + tag, "--vdev",
                            "net_pcap0,rx_pcap=" + dir + "/empty.pcap,tx_pcap=" + dir + "/fab2.pcap", "--", "--config",
                            dir + "/edge.yaml", "--workers", "2", "--exit-after-idle-ms", "300", "--stats-interval", "0"});

@@ -45,6 +45,7 @@
 #include "tests/integration/edge_common.hpp"
 #include "tests/integration/frames.hpp"
 #include "tests/integration/in_process.hpp"
+#include "tests/mutate_frame.hpp"
 
 namespace {
 
@@ -123,12 +124,6 @@ struct Fuzz : EdgeRig {
       default: return static_cast<uint32_t>(below(uint64_t{max} + 1));
     }
   }
-  void stamp(wire::Message& m) {
-    for (size_t h = 0; h < std::min<size_t>(m.n_hop, wire::kMaxHops); ++h)
-      m.hop[h] = {field(0xffffffffu), field(0xffffffffu), field(0xffffff), field(0xffffff),
-                  static_cast<uint8_t>(field(15)), wire::kHopStamped, static_cast<uint8_t>(h)};
-    m.hop_index = m.n_hop;
-  }
 
   // f on `port` as poll_port receives it (rx counted); sometimes in two
   // segments (a chained mbuf, which the edge must refuse as malformed).
@@ -166,13 +161,13 @@ struct Fuzz : EdgeRig {
   // random telemetry (garbled) or as 10G links that are idle and carry no
   // other pair.
   Frame answer(wire::Message m, bool garbled) {
-    if (garbled) {
-      stamp(m);
-    } else {
-      for (size_t h = 0; h < std::min<size_t>(m.n_hop, wire::kMaxHops); ++h)
-        m.hop[h] = {m.hop[h].w, 0, 0, 0, 4, wire::kHopStamped, static_cast<uint8_t>(h)};
-      m.hop_index = m.n_hop;
+    for (size_t h = 0; h < std::min<size_t>(m.n_hop, wire::kMaxHops); ++h) {
+      const auto port = static_cast<uint8_t>(h);
+      m.hop[h] = garbled ? wire::HopRecord{field(0xffffffffu), field(0xffffffffu), field(0xffffff), field(0xffffff),
+                                           static_cast<uint8_t>(field(15)), wire::kHopStamped, port}
+                         : wire::HopRecord{m.hop[h].w, 0, 0, 0, 4, wire::kHopStamped, port};
     }
+    m.hop_index = m.n_hop;
     return control(kHostB, route({0}), wire::reflect(m, kWireUnbound), 100);
   }
   // One of the messages a1's pairs sent, taken out of sent_msgs.
@@ -260,7 +255,7 @@ void run(uint64_t seed) {
         fr = port == 0 ? f.valid_vm() : f.valid_fabric();
       }
       if (f.below(8) == 0) fr = port == 0 ? f.valid_fabric() : f.valid_vm();  // the wrong side: spoofing, not_ufab
-      if (f.below(10) < 7) fr = mutate_frame(std::move(fr), f.rng);
+      if (f.below(10) < 7) fr = testing::mutate_frame(std::move(fr), f.rng);
       rte_mbuf* m = f.chain(fr, port);
       if (m == nullptr) {
         ITEST_CHECK(false, "burst %d: mempool empty (%u free)", b, rte_mempool_avail_count(s.pool));

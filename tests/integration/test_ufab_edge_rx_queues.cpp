@@ -130,12 +130,6 @@ bool unchanged_in_flow_order(const std::vector<Frame>& sent, const std::vector<F
   return true;
 }
 
-std::vector<std::string> three_lcores(const std::string& prefix) {
-  std::vector<std::string> v;
-  for (const std::string& s : edge_eal(prefix, "0,1,2")) v.push_back(s == "-l" ? "--lcores" : s == "0,1,2" ? "(0-2)@(0,1)" : s);
-  return v;
-}
-
 // Polls /ufab/stats until rx reaches `rx` with nothing queued (at most 10 s).
 std::string wait_rx(const std::string& prefix, long long rx) {
   std::string stats;
@@ -187,7 +181,7 @@ void pcap_queues(const char* edge, const std::string& dir) {
   write_pcap(dir + "/f1.pcap", f1);
 
   std::vector<std::string> cmd = {edge};
-  for (const std::string& s : three_lcores(prefix)) cmd.push_back(s);
+  for (const std::string& s : edge_eal_three_lcores(prefix)) cmd.push_back(s);
   cmd.insert(cmd.end(), {"--vdev",
                          "net_pcap0,rx_pcap=" + dir + "/q0.pcap,rx_pcap=" + dir + "/q1.pcap,tx_pcap=" + dir +
                              "/vo0.pcap,tx_pcap=" + dir + "/vo1.pcap",
@@ -249,7 +243,7 @@ void pcap_queues(const char* edge, const std::string& dir) {
   // 3. --rx-queues one: one RX queue (dispatch), queue 1's files unread.
   const std::string p1 = prefix + "o";
   std::vector<std::string> one = {edge};
-  for (const std::string& s : three_lcores(p1)) one.push_back(s);
+  for (const std::string& s : edge_eal_three_lcores(p1)) one.push_back(s);
   one.insert(one.end(), {"--vdev",
                          "net_pcap0,rx_pcap=" + dir + "/q0.pcap,rx_pcap=" + dir + "/q1.pcap,tx_pcap=" + dir +
                              "/vd0.pcap,tx_pcap=" + dir + "/vd1.pcap",
@@ -294,7 +288,7 @@ void tap_queues(const char* edge, const std::string& dir) {
   const std::string prefix = "ufabrxqt" + tag;
   write_pcap(dir + "/empty.pcap", {});
   std::vector<std::string> cmd = {edge};
-  for (const std::string& s : three_lcores(prefix)) cmd.push_back(s);
+  for (const std::string& s : edge_eal_three_lcores(prefix)) cmd.push_back(s);
   cmd.insert(cmd.end(), {"--vdev", "net_tap0,iface=" + ifname, "--vdev",
                          "net_pcap0,rx_pcap=" + dir + "/empty.pcap,rx_pcap=" + dir + "/empty.pcap,tx_pcap=" + dir +
                              "/t0.pcap,tx_pcap=" + dir + "/t1.pcap",

@@ -103,14 +103,7 @@ int main(int argc, char** argv) {
   write_pcap(dir + "/vm_in.pcap", vm_in);
   write_pcap(dir + "/fab_in.pcap", fab_in);
 
-  std::vector<std::string> cmd = {argv[1]};
-  // Three lcores on the machine's two cores (lcores may oversubscribe cores).
-  for (const std::string& s : edge_eal(prefix, "0,1,2")) cmd.push_back(s == "-l" ? "--lcores" : s == "0,1,2" ? "(0-2)@(0,1)" : s);
-  cmd.insert(cmd.end(), {"--vdev", "net_pcap0,rx_pcap=" + dir + "/vm_in.pcap,tx_pcap=" + dir + "/vm_out.pcap",
-                         "--vdev", "net_pcap1,rx_pcap=" + dir + "/fab_in.pcap,tx_pcap=" + dir + "/fab_out.pcap", "--",
-                         "--config", dir + "/edge.yaml", "--workers", "2", "--stats-interval", "0",
-                         "--stop-timeout-ms", "300"});
-  const int pid = spawn(cmd, dir + "/out", dir + "/err");
+  const int pid = spawn_two_worker_pcap_edge(argv[1], prefix, dir);
   ITEST_CHECK(wait_for_text(dir + "/out", "VM-pairs", 20), "the edge did not start: %s", read_file(dir + "/err").c_str());
   // Until every input frame was received (the pcaps replay at once).
   std::string stats;

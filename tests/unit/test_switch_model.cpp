@@ -12,6 +12,7 @@
 #include "p4/model/switch_model.hpp"
 #include "probe/units.hpp"
 #include "probe/wire.hpp"
+#include "tests/mutate_frame.hpp"
 
 namespace ufab::swmodel {
 namespace {
@@ -471,12 +472,13 @@ TEST(SwitchModel, TxRateUsesFixedWindowsAndZeroAfterIdle) {
 
 // Random and mutated frames (fixed seeds): probes, queries, finishes,
 // responses, data and L3 frames over one- to three-label routes, as sent
-// and with one to four edits (bit flips, random bytes, truncation, random
-// tails). Every frame is forwarded or dropped for one reason, a forwarded
-// frame still parses as what it was (a uFAB frame stays one), Phi_l and W_l
-// stay the exact sums over each link's live slots (restore() checks them),
-// and two aging periods of silence leave every link's sums at 0: garbage
-// never leaves demand behind on a link.
+// and mutated (tests/mutate_frame.hpp: bit flips, random bytes,
+// truncation, random tails, extreme 16-bit fields). Every frame is
+// forwarded or dropped for one reason, a forwarded frame still parses as
+// what it was (a uFAB frame stays one), Phi_l and W_l stay the exact sums
+// over each link's live slots (restore() checks them), and aging periods of
+// silence leave every link's sums at 0: garbage never leaves demand behind
+// on a link.
 TEST(SwitchModel, RandomAndMutatedFramesKeepTheSumsExact) {
   for (const uint64_t seed : {1u, 2u, 3u, 4u}) {
     std::mt19937_64 rng(seed);
@@ -508,14 +510,7 @@ TEST(SwitchModel, RandomAndMutatedFramesKeepTheSumsExact) {
         }
         default: f = l3_frame(below(2) ? kDstIp : 0x0a0000ff, static_cast<uint16_t>(rng()), 60 + below(100));
       }
-      if (below(10) < 7) {
-        for (uint64_t e = 1 + below(4); e > 0; --e) switch (below(4)) {
-            case 0: if (!f.empty()) f[below(f.size())] ^= static_cast<uint8_t>(1u << below(8)); break;
-            case 1: if (!f.empty()) f[below(std::min<size_t>(f.size(), 128))] = static_cast<uint8_t>(rng()); break;
-            case 2: f.resize(below(f.size() + 1)); break;
-            default: for (uint64_t k = below(32); k > 0; --k) f.push_back(static_cast<uint8_t>(rng()));
-          }
-      }
+      if (below(10) < 7) f = ufab::testing::mutate_frame(std::move(f), rng);
       wire::FrameView v;
       const bool in_ufab = wire::parse_frame(f, v) == WireError::ok;
       now += static_cast<Nanos>(below(20 * kUs));
