@@ -30,8 +30,8 @@ double three_quarters_to(Nanos n) {
 
 VmPair::VmPair(const EdgeParams& params, uint32_t pair_id, Nanos base_rtt,
                std::span<const uint8_t> path_hops, HostMigrationGate* gate, uint64_t seed)
-    : probe_on_window_full_(params.probe_on_window_full),
-      n_paths_(static_cast<uint32_t>(std::min(path_hops.size(), kMaxCandidatePaths))),
+    : n_paths_(static_cast<uint8_t>(std::min(path_hops.size(), kMaxCandidatePaths))),
+      probe_on_window_full_(params.probe_on_window_full),
       history_((base_rtt > 0 ? base_rtt : 1) / 32),
       prm_(params),
       pair_id_(pair_id),
@@ -78,8 +78,11 @@ void VmPair::fill_probe(int path, wire::MsgType type, uint8_t flags, Nanos now, 
 
 bool VmPair::next_message(Nanos now, bool backlogged, wire::Message& msg, int& path) {
   const PacerSync sync(*this);
+  // want_message_ has a path's bit while it has a finish pending or wants a
+  // candidate query (note_message): without any, steps 1 and 2 send nothing
+  // and read no path's lines.
   // 1. Finishes (and their retries) first: switches must learn the pair left.
-  for (size_t i = 0; i < n_paths_; ++i) {
+  for (size_t i = 0; want_message_ != 0 && i < n_paths_; ++i) {
     Path& p = paths_[i];
     if (!p.finish.send_due(now)) continue;
     const bool retry = p.finish.attempt() > 0;
@@ -90,7 +93,7 @@ bool VmPair::next_message(Nanos now, bool backlogged, wire::Message& msg, int& p
     return true;
   }
   // 2. Candidate queries: stamp, don't register (§3.5: probe candidates in parallel).
-  for (size_t i = 0; i < n_paths_; ++i) {
+  for (size_t i = 0; want_message_ != 0 && i < n_paths_; ++i) {
     Path& p = paths_[i];
     if (!p.want_query || p.pacer.outstanding()) continue;
     fill_probe(static_cast<int>(i), wire::MsgType::probe, wire::kMsgQuery, now, msg);

@@ -47,7 +47,7 @@ inline constexpr uint32_t kWireUnbound = 0xffffffffu;
 // page per frame).
 class alignas(64) VmPair {
  public:
-  enum class State { selecting, active, idle };
+  enum class State : uint8_t { selecting, active, idle };
 
   struct Counters {
     uint64_t probes = 0, queries = 0, finishes = 0;
@@ -102,11 +102,15 @@ class alignas(64) VmPair {
   // at any time and backlog: no finish pending on any path, no candidate
   // query wanted, and the pair not active or its probe outstanding. A cheap
   // test before next_message for every pair served (ufab-edge's sched_tx).
-  // Reads the pair's first line only (probe_out_, the hot copy of the
-  // active path's probe state): it runs for every frame sent.
+  // Reads the pair's first line only (probe_out_ and probe_gap_, hot
+  // copies of the active path's probe state): it runs for every frame sent.
+  // Exact for the active path's probe when probe_on_window_full is off (the
+  // L_w rule alone, §4.1); with it on, the window rule needs the backlog
+  // and the time, and next_message decides.
   bool may_send_message() const {
     if (want_message_ != 0) return true;
-    return state_ == State::active && !probe_out_;
+    if (state_ != State::active || probe_out_) return false;
+    return probe_on_window_full_ || unsynced_bytes() >= probe_gap_;
   }
 
   struct Result {
@@ -328,7 +332,17 @@ class alignas(64) VmPair {
   class PacerSync {
    public:
     explicit PacerSync(VmPair& p) : p_(p) { p_.sync_pacer(); }
-    ~PacerSync() { p_.probe_out_ = p_.active_ >= 0 && p_.paths_[static_cast<size_t>(p_.active_)].pacer.outstanding(); }
+    ~PacerSync() {
+      if (p_.active_ < 0) {
+        p_.probe_out_ = false;
+        p_.probe_gap_ = 0;
+        return;
+      }
+      const ProbePacer& pacer = p_.paths_[static_cast<size_t>(p_.active_)].pacer;
+      p_.probe_out_ = pacer.outstanding();
+      // Bytes already sent count as unsynced from here (sent_ - pacer_synced_).
+      p_.probe_gap_ = static_cast<uint32_t>(pacer.bytes_until_due());
+    }
     PacerSync(const PacerSync&) = delete;
     PacerSync& operator=(const PacerSync&) = delete;
 
@@ -338,6 +352,7 @@ class alignas(64) VmPair {
 
   // ---- hot: every frame (cache lines 1-2) ----
   State state_ = State::selecting;
+  uint8_t n_paths_ = 0;          // <= kMaxCandidatePaths
   bool probe_on_window_full_;    // prm_.probe_on_window_full
   bool arrived_ = false;         // on_data_arrived() while not sending (until join or finish_now)
   // Bit i: path i has a finish pending or wants a candidate query, kept by
@@ -346,7 +361,11 @@ class alignas(64) VmPair {
   uint8_t want_message_ = 0;
   bool probe_out_ = false;       // the active path's pacer has a probe out (PacerSync)
   int active_ = -1;
-  uint32_t n_paths_ = 0;         // <= kMaxCandidatePaths
+  // The active path's pacer comes due by its L_w rule once this many data
+  // bytes have been sent since pacer_synced_ (ProbePacer::bytes_until_due,
+  // kept by PacerSync; L_w < 2^32): may_send_message tests it on the pair's
+  // first line instead of next_message reading the path's lines per frame.
+  uint32_t probe_gap_ = 0;
   Nanos hold_until_ = 0;         // reorder avoidance: probe-only until then
   uint64_t sent_ = 0, acked_ = 0;
   Nanos last_data_ = 0;

@@ -71,6 +71,15 @@ class ProbePacer {
   // of yet (an owner that credits its pacer lazily, VmPair), counted as if
   // it had.
   bool probe_due(bool window_blocked, uint64_t unsynced_bytes = 0) const;
+  // The byte rule of probe_due() as a threshold: with no probe outstanding
+  // and the window not blocking, probe_due(false, u) == (u >= bytes_until_due()).
+  // 0 when a probe is due without more data (no response yet, the last probe
+  // lost, or L_w bytes already sent since the last response). For an owner
+  // that keeps the test on a line its data frames read anyway (VmPair).
+  uint64_t bytes_until_due() const {
+    if (!has_response_ || lost_ || bytes_since_response_ >= probe_every_bytes_) return 0;
+    return probe_every_bytes_ - bytes_since_response_;
+  }
 
   // A probe is being sent now. Returns its sequence number; arms the loss
   // deadline now + timeout_rtts_now() * base_rtt and snapshots total_bytes() into

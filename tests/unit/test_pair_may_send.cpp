@@ -55,17 +55,26 @@ TEST(PairMaySend, FalseInTheCommonStates) {
   EXPECT_FALSE(p.next_message(60 * kUs, false, m, path));
 }
 
-TEST(PairMaySend, FalseImpliesNextMessageSendsNothing) {
-  uint64_t skipped = 0, asked = 0, sent = 0;
+// With probe_on_window_full on (the default) and off (the L_w rule alone,
+// where may_send_message tests the byte count on the pair's first line). Off,
+// with one path (no candidate queries), it is also exact the other way: true
+// only when next_message sends, or while a finish waits for its retry.
+class PairMaySendRandom : public ::testing::TestWithParam<bool> {};
+
+TEST_P(PairMaySendRandom, FalseImpliesNextMessageSendsNothing) {
+  const bool probe_on_window_full = GetParam();
+  uint64_t skipped = 0, asked = 0, sent = 0, exact = 0;
   for (uint64_t seed = 1; seed <= 30; ++seed) {
     EdgeParams prm;
+    prm.probe_on_window_full = probe_on_window_full;
     prm.probe_every_bytes = 2048;
     prm.idle_finish_ns = 300 * kUs;
     prm.candidate_refresh_rtts = 20;
     prm.better_path_hold_ns = 200 * kUs;
     const std::array<uint8_t, 3> h{2, 3, 2};
     HostMigrationGate gate(4, seed);
-    VmPair p(prm, 9, kT, std::span<const uint8_t>(h.data(), 1 + seed % 3), &gate, seed);
+    const size_t n_paths = 1 + seed % 3;
+    VmPair p(prm, 9, kT, std::span<const uint8_t>(h.data(), n_paths), &gate, seed);
     p.set_assigned_token(2);
     Rng rng(seed * 31);
     std::deque<std::pair<Nanos, wire::Message>> net;
@@ -81,6 +90,10 @@ TEST(PairMaySend, FalseImpliesNextMessageSendsNothing) {
           ++skipped;
           ASSERT_FALSE(s) << "seed " << seed << " t " << t;
           return;
+        }
+        if (!probe_on_window_full && n_paths == 1) {
+          ASSERT_TRUE(s || p.finish_pending()) << "seed " << seed << " t " << t;
+          ++exact;
         }
         if (!s) return;
         ++sent;
@@ -120,4 +133,9 @@ TEST(PairMaySend, FalseImpliesNextMessageSendsNothing) {
   EXPECT_GT(skipped, asked / 10);
   EXPECT_LT(skipped, asked);
   EXPECT_GT(sent, 1000u);
+  if (!probe_on_window_full) {
+    EXPECT_GT(exact, 1000u);
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(ProbeOnWindowFull, PairMaySendRandom, ::testing::Bool());

@@ -542,13 +542,17 @@ TEST(VmPair, LwCountsTheBytesSentAfterTheResponse) {
   EXPECT_FALSE(p.may_send_message());  // the bootstrap probe is out
   p.on_data_sent(3000, 1 * kUs);       // while it is out: not counted after its response
   ASSERT_TRUE(p.on_message(respond(m, {{32, 40000, 7.6e9, 4992}, {32, 40000, 7.6e9, 4992}}), 20 * kUs).accepted);
-  EXPECT_TRUE(p.may_send_message());
+  // With the L_w rule alone may_send_message counts the bytes on the pair's
+  // first line (probe_gap_): 0 and 4095 B since the response are not L_w.
+  EXPECT_FALSE(p.may_send_message());
   p.on_data_sent(4095, 21 * kUs);      // 4095 B since the response
+  EXPECT_FALSE(p.may_send_message());
   // Due next: the per-RTT tick at T = 24 us (the ack mark comes later: the
   // oldest sample, 1 us, plus at least T).
   EXPECT_EQ(p.next_deadline(21 * kUs, true), kT);
   EXPECT_FALSE(p.next_message(21 * kUs, true, m, path));
   p.on_data_sent(1, 22 * kUs);  // 4096 B: the §4.1 probe is due now
+  EXPECT_TRUE(p.may_send_message());
   EXPECT_EQ(p.next_deadline(22 * kUs, true), 22 * kUs);
   ASSERT_TRUE(p.next_message(22 * kUs, true, m, path));
   EXPECT_EQ(m.type, wire::MsgType::probe);
