@@ -69,6 +69,33 @@ TEST(ProbePacer, DueAtFirstDataThenEveryLwBytesAfterResponse) {
   EXPECT_EQ(p.losses(), 0u);
 }
 
+// bytes_until_due: the L_w rule as a byte threshold (VmPair keeps it on its
+// first line): 0 before the first response and after a loss, L_w less the
+// bytes since the last response otherwise, and probe_due(false, u) is
+// exactly u >= it while nothing is outstanding.
+TEST(ProbePacer, BytesUntilDueIsTheLwRuleAsAThreshold) {
+  ProbePacer p(kLw, kTimeoutRtts);
+  EXPECT_EQ(p.bytes_until_due(), 0u);  // no response yet: due at once
+  const uint32_t s0 = p.on_probe_sent(0, kRtt);
+  p.on_data_sent(1000);
+  ASSERT_EQ(p.on_response(s0, 12 * kUs).kind, ResponseKind::accepted);
+  EXPECT_EQ(p.bytes_until_due(), 4096u);  // nothing since the response
+  p.on_data_sent(1500);
+  EXPECT_EQ(p.bytes_until_due(), 2596u);
+  for (const uint64_t u : {0u, 2595u, 2596u, 2597u, 100000u})
+    EXPECT_EQ(p.probe_due(false, u), u >= p.bytes_until_due()) << u;
+  p.on_data_sent(2596);
+  EXPECT_EQ(p.bytes_until_due(), 0u);  // 4096 B since the response
+  EXPECT_TRUE(p.probe_due(false));
+  p.on_data_sent(5000);
+  EXPECT_EQ(p.bytes_until_due(), 0u);  // past L_w: still 0, not a wrapped count
+  // A lost probe: due again at once, whatever the bytes.
+  p.on_probe_sent(20 * kUs, kRtt);
+  ASSERT_TRUE(p.check_timeout(20 * kUs + 8 * kRtt));
+  EXPECT_EQ(p.bytes_until_due(), 0u);
+  EXPECT_TRUE(p.probe_due(false, 0));
+}
+
 TEST(ProbePacer, WindowBlockedMakesProbeDue) {
   ProbePacer p(kLw, kTimeoutRtts);
   const uint32_t s = p.on_probe_sent(0, kRtt);
