@@ -98,15 +98,16 @@ class alignas(64) VmPair {
   // Fills msg with the next control message due, if any; path receives the
   // candidate index it must travel on. backlogged: the pair has queued data.
   bool next_message(Nanos now, bool backlogged, wire::Message& msg, int& path);
-  // False only when next_message would return false (and change nothing)
-  // at any time and backlog: no finish pending on any path, no candidate
-  // query wanted, and the pair not active or its probe outstanding. A cheap
-  // test before next_message for every pair served (ufab-edge's sched_tx).
-  // Reads the pair's first line only (probe_out_ and probe_gap_, hot
-  // copies of the active path's probe state): it runs for every frame sent.
-  // Exact for the active path's probe when probe_on_window_full is off (the
-  // L_w rule alone, §4.1); with it on, the window rule needs the backlog
-  // and the time, and next_message decides.
+  // False only when next_message would return false (and change nothing
+  // but its own bookkeeping) at any time and backlog: no finish pending on
+  // any path, no candidate query wanted, and the pair not active, or its
+  // probe outstanding, or (probe_on_window_full off: the L_w rule alone,
+  // §4.1) fewer than L_w bytes sent since the last response. With the
+  // window rule on, that rule needs the backlog and the time, so this is
+  // true and next_message decides. A cheap test before next_message for
+  // every pair served (ufab-edge's sched_tx): it reads the pair's first
+  // line only (probe_out_ and probe_gap_, hot copies of the active path's
+  // probe state), as it runs for every frame sent.
   bool may_send_message() const {
     if (want_message_ != 0) return true;
     if (state_ != State::active || probe_out_) return false;
