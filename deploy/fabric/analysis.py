@@ -260,7 +260,7 @@ class Analysis:
         the phase. A 1 s stall explains a 3 s phase at 2/3 of its rate; a
         48 ms one does not explain a 3.4 s phase at 78%. (One CI run had T1
         of fig11 at 8.09 Mb/s against 8.55 with its worst stall 17.1 ms,
-        below the 20.5 ms limit: the stalls under the limit were not
+        below the then 20.5 ms limit (T = 41 ms): the stalls under it were not
         counted then.) The run is void, not passed: --retry-stalled runs it
         again."""
         return need > 0 and 3 * self.held_s(a, b) >= (need - got) / need * (b - a)
