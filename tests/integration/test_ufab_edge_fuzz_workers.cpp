@@ -60,9 +60,8 @@ int main(int argc, char** argv) {
     std::printf("SKIP: ufab-edge was not built (libdpdk or yaml-cpp not found)\n");
     return 77;
   }
-  char tmpl[] = "/tmp/ufab_edge_fw.XXXXXX";
-  if (mkdtemp(tmpl) == nullptr) return 1;
-  const std::string dir = tmpl, prefix = "ufabedgefw" + std::to_string(getpid());
+  const std::string dir = make_test_dir("ufab_edge_fw"), prefix = "ufabedgefw" + std::to_string(getpid());
+  if (dir.empty()) return 1;
   write_text(dir + "/edge.yaml", kConfig);
 
   std::mt19937_64 rng(20261129);
