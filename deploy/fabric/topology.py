@@ -114,25 +114,34 @@ class Fabric:
         mid = [link] if self.cores else []
         return [link] + mid + [recv], [link] + mid + [acc]
 
+    def encap_bytes(self):
+        """What uFAB adds to a VM frame on the fabric (docs/wire-format.md):
+        outer Ethernet/IPv4/UDP 42 B, shim 8 B, source route 2 + 2 B a hop.
+        The edges count a frame's bytes with it (windows, tokens, in-flight)
+        and so do the switches (tx_l, the links' rates)."""
+        return 42 + 8 + 2 + 2 * self.hops()
+
     def base_rtt_us(self):
         """Configured T: propagation both ways on every hop, plus the
         serialization of one data frame on each hop forward and of a probe
         response on each hop back."""
         h = self.hops()
-        data = self.frame_bytes() + 42 + 8 + 2 + 2 * h
-        probe = 42 + 8 + 2 + 2 * h + 32 + 16 * h
+        data = self.frame_bytes() + self.encap_bytes()
+        probe = self.encap_bytes() + 32 + 16 * h
         fwd, back = self.hop_rates_mbps()
         return 2 * h * self.delay_us() + sum(data * 8 / r for r in fwd) + sum(probe * 8 / r for r in back)
 
     def edge_base_rtt_us(self):
         """The T the edges are configured with: the base RTT, times
-        scale.edge_rtt_factor (default 1) for experiments."""
+        scale.edge_rtt_factor (1 unless set; _scale.yaml sets 1.1: the
+        processes' polling and the host's late wake-ups are part of every
+        round trip here, queue or not)."""
         return self.base_rtt_us() * float(self.sc["scale"].get("edge_rtt_factor", 1))
 
     def one_way_base_us(self):
         """A data frame's one-way base: delay and serialization per hop."""
         h = self.hops()
-        data = self.frame_bytes() + 42 + 8 + 2 + 2 * h
+        data = self.frame_bytes() + self.encap_bytes()
         fwd, _ = self.hop_rates_mbps()
         return h * self.delay_us() + sum(data * 8 / r for r in fwd)
 

@@ -103,7 +103,7 @@ def run_once(a, attempt):
     fab = Fabric(sc, work)
     print(f"scenario {sc['name']}: {sc.get('title', '')}")
     print(f"  scale: links {fab.link_mbps()} Mb/s, {fab.delay_us():.0f} us per link, base RTT T = "
-          f"{fab.base_rtt_us():.0f} us, BDP = {fab.bdp_bytes() / 1000:.1f} KB, B_u = {sc['scale']['unit_mbps']} Mb/s "
+          f"{fab.base_rtt_us():.0f} us (the edges': {fab.edge_base_rtt_us():.0f}), BDP = {fab.bdp_bytes() / 1000:.1f} KB, B_u = {sc['scale']['unit_mbps']} Mb/s "
           f"(paper: 10 Gb/s, T = 24 us: rates / {10000 / fab.link_mbps():.0f}, times x {fab.base_rtt_us() / 24:.0f})")
     print(f"  recovery bound 1 ms + (5 + 10 k) T + 2 bins for k pairs of one host on the failed path: "
           f"{recovery_bound_ms(fab, 1):.0f} ms (k = 1), {recovery_bound_ms(fab, 3):.0f} ms (k = 3); see analysis.py")
