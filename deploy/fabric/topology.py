@@ -68,7 +68,8 @@ class Fabric:
         ping = float(sc["scale"].get("ping_mbps", 0))
         if ping > 0 and not any(t.get("name") == "ping" for t in sc["tenants"]):
             s0, r0 = topo["senders"][0], topo["receivers"][0]
-            sc["tenants"].append({"name": "ping", "vni": 1, "guarantee_mbps": float(sc["scale"]["unit_mbps"]),
+            g = float(sc["scale"].get("ping_guarantee_mbps", sc["scale"]["unit_mbps"]))
+            sc["tenants"].append({"name": "ping", "vni": 1, "guarantee_mbps": g,
                                   "vms": [{"name": "ping_s", "host": s0}, {"name": "ping_r", "host": r0}],
                                   "flows": [{"from": "ping_s", "to": "ping_r", "rate_mbps": ping}],
                                   "probe": True})
