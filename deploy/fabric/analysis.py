@@ -37,7 +37,7 @@ def read_rates(path, encap_bytes=0):
     """{tenant: [(t_s, rx_mbps, tx_mbps, lat_mean_us, rx_fabric_mbps)]} from
     ufab-traffic's CSV. rx_mbps counts the VM frames received; rx_fabric_mbps
     the same frames as the fabric carried them, each with encap_bytes of
-    uFAB's headers (Topology.encap_bytes): the unit of the guarantees, since
+    uFAB's headers (Fabric.encap_bytes): the unit of the guarantees, since
     the edges count windows, tokens and in-flight bytes in it and the
     switches their links' rates (1000 B frames: 5.6% more on 2 hops)."""
     out = defaultdict(list)
