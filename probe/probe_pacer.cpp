@@ -21,8 +21,10 @@ uint32_t ProbePacer::timeout_rtts_now() const {
 
 bool ProbePacer::probe_due(bool window_blocked, uint64_t unsynced_bytes) const {
   if (outstanding_) return false;  // at most one probe in flight per path
-  if (!has_response_ || lost_ || window_blocked) return true;
-  return bytes_since_response_ + unsynced_bytes >= probe_every_bytes_;  // §4.1: L_w bytes since the last response
+  if (window_blocked) return true;
+  // §4.1: L_w bytes since the last response (at once with no response yet or
+  // after a loss): the threshold bytes_until_due() keeps.
+  return unsynced_bytes >= bytes_until_due();
 }
 
 uint32_t ProbePacer::on_probe_sent(Nanos now, Nanos base_rtt) {

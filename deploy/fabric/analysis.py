@@ -29,8 +29,8 @@ import re
 from collections import defaultdict
 
 
-# Columns of a rate row (read_rates).
-RX_VM, TX_VM, LAT_MEAN, RX_FABRIC = 1, 2, 3, 4
+# Columns of a rate row (read_rates) that the checks and the plot read.
+RX_VM, RX_FABRIC = 1, 4
 
 
 def read_rates(path, encap_bytes=0):
@@ -104,7 +104,7 @@ def edge_pairs(text):
     return [parse_kv(l) for l in text.splitlines() if l.startswith("ufab-edge pair=")]
 
 
-def mean_in(series, t_from, t_to, idx=1):
+def mean_in(series, t_from, t_to, idx=RX_VM):
     """Mean of column idx over the bins that end in (t_from, t_to]."""
     v = [row[idx] for row in series if t_from < row[0] <= t_to + 1e-9]
     return sum(v) / len(v) if v else 0.0
@@ -457,7 +457,7 @@ class Analysis:
         for t in self.sc["tenants"]:
             vni = int(t["vni"])
             s = self.rates.get(vni, [])
-            ax.plot([r[0] for r in s], [r[1] for r in s], label=f"{t.get('name', vni)} (g={t['guarantee_mbps']})",
+            ax.plot([r[0] for r in s], [r[RX_VM] for r in s], label=f"{t.get('name', vni)} (g={t['guarantee_mbps']})",
                     linewidth=1)
         for ev in self.sc.get("events", []):
             ax.axvline(ev["at_ms"] / 1000, color="k", linestyle="--", linewidth=0.8)

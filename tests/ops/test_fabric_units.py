@@ -23,6 +23,17 @@ def fabric(cores):
     return topology.Fabric(sc, tempfile.gettempdir())
 
 
+def read_rates(*rows):
+    """analysis.read_rates of tenant 201 over a traffic CSV of these rows, with 56 B of headers."""
+    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+        f.write("t_s,tenant,tx_bytes,rx_bytes,rx_pkts,tx_mbps,rx_mbps,lat_mean_us,lat_max_us\n")
+        f.writelines(r + "\n" for r in rows)
+    try:
+        return analysis.read_rates(f.name, 56)[201]
+    finally:
+        os.unlink(f.name)
+
+
 class FabricUnits(unittest.TestCase):
     def test_encap_bytes_per_hop_count(self):
         self.assertEqual(fabric(False).encap_bytes(), 56)  # 42 + 8 + 2 + 2 * 2
@@ -35,16 +46,10 @@ class FabricUnits(unittest.TestCase):
         self.assertAlmostEqual(fabric(False).base_rtt_us(), want, places=6)
 
     def test_fabric_rate_adds_the_headers_of_every_frame(self):
-        with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
-            f.write("t_s,tenant,tx_bytes,rx_bytes,rx_pkts,tx_mbps,rx_mbps,lat_mean_us,lat_max_us\n")
-            # 100 ms bins: 125 frames of 1000 B = 10 Mb/s of VM frames; then 300 B frames; then none.
-            f.write("0.1,201,125000,125000,125,10.000,10.000,80000,90000\n")
-            f.write("0.2,201,30000,30000,100,2.400,2.400,80000,90000\n")
-            f.write("0.3,201,0,0,0,0.000,0.000,0,0\n")
-        try:
-            rows = analysis.read_rates(f.name, 56)[201]
-        finally:
-            os.unlink(f.name)
+        # 100 ms bins: 125 frames of 1000 B = 10 Mb/s of VM frames; then 300 B frames; then none.
+        rows = read_rates("0.1,201,125000,125000,125,10.000,10.000,80000,90000",
+                          "0.2,201,30000,30000,100,2.400,2.400,80000,90000",
+                          "0.3,201,0,0,0,0.000,0.000,0,0")
         self.assertEqual([r[analysis.RX_VM] for r in rows], [10.0, 2.4, 0.0])
         # (125000 + 125 * 56) * 8 / 0.1 s = 10.56 Mb/s; (30000 + 100 * 56) * 8 / 0.1 s = 2.848.
         self.assertAlmostEqual(rows[0][analysis.RX_FABRIC], 10.56, places=9)
@@ -57,14 +62,8 @@ class FabricUnits(unittest.TestCase):
         # 1 Mb/s on the fabric in 1000 B frames is 1000 / 1056 of it in VM frames: 0.947 Mb/s,
         # under the check's 95% of 1 Mb/s when counted without the headers.
         vm_mbps = 1.0 * 1000 / 1056
-        with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
-            f.write("t_s,tenant,tx_bytes,rx_bytes,rx_pkts,tx_mbps,rx_mbps,lat_mean_us,lat_max_us\n")
-            f.write(f"1.0,201,{vm_mbps * 125000:.3f},{vm_mbps * 125000:.3f},{vm_mbps * 125:.6f},"
-                    f"{vm_mbps:.9f},{vm_mbps:.9f},0,0\n")
-        try:
-            row = analysis.read_rates(f.name, 56)[201][0]
-        finally:
-            os.unlink(f.name)
+        row = read_rates(f"1.0,201,{vm_mbps * 125000:.3f},{vm_mbps * 125000:.3f},{vm_mbps * 125:.6f},"
+                         f"{vm_mbps:.9f},{vm_mbps:.9f},0,0")[0]
         self.assertLess(row[analysis.RX_VM], 0.95)
         self.assertAlmostEqual(row[analysis.RX_FABRIC], 1.0, places=6)
 
