@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -105,6 +106,9 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
       std::printf(" %u(%zu pairs)", edge.layout.worker_lcores[w], edge.shards[w]->pairs.size());
     std::printf("\n");
   }
+  const auto nap_text = [](uint64_t us) { return us == 0 ? std::string("busy-poll") : std::to_string(us) + " us"; };
+  std::printf("ufab-edge naps: idle %s, queued %s\n", nap_text(opt.idle_nap_us).c_str(),
+              nap_text(opt.queued_nap_us).c_str());
   // rte_flow MARK names a pair by (worker, index in its shard): the RX lcore
   // dispatches by the mark, the owner classifies by it.
   {
@@ -132,6 +136,8 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     lc.stats_interval = static_cast<Nanos>(opt.stats_interval_s * 1e9);
     lc.exit_after_idle = opt.exit_after_idle_ms * kMs;
     lc.stop_timeout = opt.stop_timeout_ms * kMs;
+    lc.idle_nap = opt.idle_nap_us * kUs;
+    lc.queued_nap = opt.queued_nap_us * kUs;
     lc.stop = &g_stop;
     lc.reload = &g_reload;
     pipeline::run(edge, tel, lc, clock);

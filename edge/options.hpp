@@ -9,6 +9,9 @@
 
 namespace ufab::edge {
 
+// --idle-nap-us and --queued-nap-us: at most 0.1 s.
+inline constexpr uint64_t kMaxNapUs = 100'000;
+
 struct EdgeOptions {
   std::string config;                 // --config FILE (required)
   double stats_interval_s = 1.0;      // 0: only the final report
@@ -17,6 +20,8 @@ struct EdgeOptions {
   std::string lcore_map;              // "C:W1,W2,..": control and worker lcores ("" = EAL order)
   uint64_t stop_timeout_ms = 1000;    // graceful stop: bound of the drain and of the finish-ack wait
   bool rx_queue_per_worker = true;    // --rx-queues auto: a worker's own RX queue where the port has enough; one: dispatch only
+  uint64_t idle_nap_us = 50;          // --idle-nap-us: an idle lcore's sleep, nothing queued (0: busy-poll)
+  uint64_t queued_nap_us = 5;         // --queued-nap-us: the same with frames queued behind windows (0: busy-poll)
   bool help = false;
 };
 

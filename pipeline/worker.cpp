@@ -30,6 +30,7 @@ struct WorkerCtx {
   Nanos next_ack_sweep = 0;
   PollCredit poll_credit = {};  // params.pair_poll_max_share (run_polls)
   uint64_t idle_polls = 0;
+  Nanos idle_nap = 0, queued_nap = 0;  // LoopConfig's (nap())
 };
 
 // The pairs' timer work within params.pair_poll_max_share s of the worker
@@ -125,13 +126,17 @@ uint32_t worker_step(WorkerCtx& w, Nanos now) {
 }
 
 // Idle: spin briefly, then give the core away (several edges and switches
-// share two cores in the tests). With frames queued behind a window the nap
-// is short: a response may open it.
-void nap(uint64_t& idle_polls, bool queued) {
-  if (++idle_polls < 256) {
+// share two cores in the tests) for LoopConfig's nap (--idle-nap-us). With
+// frames queued behind a window it is queued_nap (--queued-nap-us, 5 us by
+// default against 50): a response may open the window. A nap of 0
+// busy-polls. The control lcore of a layout with workers sleeps between
+// its rounds instead (run()).
+void nap(WorkerCtx& w) {
+  const Nanos n = w.s->queued() != 0 ? w.queued_nap : w.idle_nap;
+  if (++w.idle_polls < 256 || n == 0) {
     rte_pause();
   } else {
-    const timespec ts{0, queued ? 5'000 : 50'000};
+    const timespec ts{static_cast<time_t>(n / kSec), static_cast<long>(n % kSec)};
     nanosleep(&ts, nullptr);
   }
 }
@@ -153,7 +158,7 @@ int worker_main(void* arg) {
     if (work != 0)
       w.idle_polls = 0;
     else
-      nap(w.idle_polls, w.s->queued() != 0);
+      nap(w);
   }
   for (TxBuffer& t : w.s->tx) t.flush();
   return 0;
@@ -224,6 +229,8 @@ void run(Edge& e, Telemetry& tel, const LoopConfig& cfg, const dpdk::TscClock& c
   for (auto& s : e.shards) {
     ctx.push_back(WorkerCtx{&e, s.get(), &clock});
     ctx.back().poll_credit = PollCredit(s->cfg.pair_poll_max_share, s->cfg.token_period_ns);
+    ctx.back().idle_nap = cfg.idle_nap;
+    ctx.back().queued_nap = cfg.queued_nap;
   }
   // The main lcore (control, and in the mixed layout the worker) naps for
   // microseconds too (edge/dpdk/timer_slack.hpp).
@@ -239,7 +246,7 @@ void run(Edge& e, Telemetry& tel, const LoopConfig& cfg, const dpdk::TscClock& c
       if (work != 0)
         w.idle_polls = 0;
       else
-        nap(w.idle_polls, w.s->queued() != 0);
+        nap(w);
     }
     return;
   }

@@ -21,6 +21,11 @@ struct LoopConfig {
   Nanos stats_interval = kSec;  // 0: only the final report
   Nanos exit_after_idle = 0;    // 0: until a signal
   Nanos stop_timeout = kSec;    // bound of the drain and of the finish-ack wait
+  // An idle lcore's sleep once 256 polls in a row found nothing (nap(),
+  // worker.cpp): with nothing queued, and with frames queued behind windows.
+  // 0: never sleep (busy-poll).
+  Nanos idle_nap = 50 * kUs;
+  Nanos queued_nap = 5 * kUs;
   const volatile std::sig_atomic_t* stop = nullptr;  // signals received (SIGINT/SIGTERM)
   volatile std::sig_atomic_t* reload = nullptr;      // SIGHUP pending
 };

@@ -122,6 +122,17 @@ class Run:
         self.procs[name] = Proc(name, argv, self.dir, prefix)
         return self.procs[name]
 
+    def edge_nap_args(self):
+        """ufab-edge's naps when idle (--idle-nap-us, --queued-nap-us) from
+        scale.edge_idle_nap_us / edge_queued_nap_us; the edge's defaults
+        (50 / 5 us) when a scenario sets neither."""
+        sc = self.fab.sc["scale"]
+        args = []
+        for key, opt in (("edge_idle_nap_us", "--idle-nap-us"), ("edge_queued_nap_us", "--queued-nap-us")):
+            if key in sc:
+                args += [opt, str(int(sc[key]))]
+        return args
+
     def switch_args(self, n_ports, caps, name):
         sc = self.fab.sc["scale"]
         args = ["--port-caps", ",".join(caps), "--delay-us", str(int(self.fab.delay_us())),
@@ -198,7 +209,8 @@ class Run:
             vd = [f"net_memif{i},role=client,socket={fab.vnic_sock(h.name, v)}" for i, v in enumerate(h.tenants)]
             vd.append(f"net_memif{len(h.tenants)},role=client,socket={fab.access_sock(h.name)}")
             edges.append(self._spawn(h.name, self.bins["edge"], vd,
-                                     ["--config", f"{self.dir}/{h.name}.yaml", "--stats-interval", "0"]))
+                                     ["--config", f"{self.dir}/{h.name}.yaml", "--stats-interval", "0"]
+                                     + self.edge_nap_args()))
         for p in edges:
             wait_text(p, "VM-pairs", 30)
         self.startup_s = (time.monotonic_ns() - t_launch) / 1e9

@@ -13,13 +13,14 @@ import ops_common as oc
 
 sys.path.insert(0, os.path.join(oc.ROOT, "deploy", "fabric"))
 import analysis  # noqa: E402
+import runner  # noqa: E402
 import topology  # noqa: E402
 
 
-def fabric(cores):
+def fabric(cores, **scale):
     sc = {"topology": {"paths": 1, "cores": cores, "senders": ["hA"], "receivers": ["hB"]},
           "tenants": [], "scale": {"link_mbps": 10, "link_delay_us": 20000, "frame_bytes": 1000,
-                                   "access_mbps": 100, "recv_access_mbps": 100, "unit_mbps": 1}}
+                                   "access_mbps": 100, "recv_access_mbps": 100, "unit_mbps": 1, **scale}}
     return topology.Fabric(sc, tempfile.gettempdir())
 
 
@@ -66,6 +67,19 @@ class FabricUnits(unittest.TestCase):
                          f"{vm_mbps:.9f},{vm_mbps:.9f},0,0")[0]
         self.assertLess(row[analysis.RX_VM], 0.95)
         self.assertAlmostEqual(row[analysis.RX_FABRIC], 1.0, places=6)
+
+
+class EdgeNaps(unittest.TestCase):
+    """The edges' naps come from the scale block; without the keys ufab-edge keeps its defaults."""
+
+    def nap_args(self, **scale):
+        return runner.Run(fabric(False, **scale), {}, tempfile.gettempdir()).edge_nap_args()
+
+    def test_scale_keys_become_the_edge_options(self):
+        self.assertEqual(self.nap_args(edge_idle_nap_us=500, edge_queued_nap_us=200),
+                         ["--idle-nap-us", "500", "--queued-nap-us", "200"])
+        self.assertEqual(self.nap_args(edge_queued_nap_us=0), ["--queued-nap-us", "0"])
+        self.assertEqual(self.nap_args(), [])
 
 
 if __name__ == "__main__":
