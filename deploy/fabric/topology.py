@@ -139,6 +139,12 @@ class Fabric:
         round trip here, queue or not)."""
         return self.base_rtt_us() * float(self.sc["scale"].get("edge_rtt_factor", 1))
 
+    def inflight_bound_bdp(self):
+        """§3.4's bound on a link's in-flight bytes, 3 C_l T_max, at the T
+        the edges use, in BDPs of the computed T (bdp_bytes): the `queue`
+        check's bound."""
+        return 3 * self.edge_base_rtt_us() / self.base_rtt_us()
+
     def one_way_base_us(self):
         """A data frame's one-way base: delay and serialization per hop."""
         h = self.hops()

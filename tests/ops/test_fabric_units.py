@@ -46,6 +46,11 @@ class FabricUnits(unittest.TestCase):
         want = 4 * 20000 + 1056 * 8 / 10 + 1056 * 8 / 100 + 120 * 8 / 10 + 120 * 8 / 100
         self.assertAlmostEqual(fabric(False).base_rtt_us(), want, places=6)
 
+    def test_queue_bound_is_three_bdp_at_the_edges_t(self):
+        # §3.4: in-flight < 3 C_l T_max with T the edges' base RTT; in BDPs of the computed T.
+        self.assertEqual(fabric(False).inflight_bound_bdp(), 3.0)
+        self.assertAlmostEqual(fabric(False, edge_rtt_factor=1.1).inflight_bound_bdp(), 3.3, places=12)
+
     def test_fabric_rate_adds_the_headers_of_every_frame(self):
         # 100 ms bins: 125 frames of 1000 B = 10 Mb/s of VM frames; then 300 B frames; then none.
         rows = read_rates("0.1,201,125000,125000,125,10.000,10.000,80000,90000",
