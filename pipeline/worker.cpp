@@ -132,13 +132,17 @@ uint32_t worker_step(WorkerCtx& w, Nanos now) {
 // busy-polls. The control lcore of a layout with workers sleeps between
 // its rounds instead (run()).
 void nap(WorkerCtx& w) {
-  const Nanos n = w.s->queued() != 0 ? w.queued_nap : w.idle_nap;
-  if (++w.idle_polls < 256 || n == 0) {
+  if (++w.idle_polls < 256) {
     rte_pause();
-  } else {
-    const timespec ts{static_cast<time_t>(n / kSec), static_cast<long>(n % kSec)};
-    nanosleep(&ts, nullptr);
+    return;
   }
+  const Nanos n = w.s->queued() != 0 ? w.queued_nap : w.idle_nap;  // read only when a nap is due
+  if (n == 0) {
+    rte_pause();
+    return;
+  }
+  const timespec ts{static_cast<time_t>(n / kSec), static_cast<long>(n % kSec)};
+  nanosleep(&ts, nullptr);
 }
 
 void account(EdgeState& s, Nanos start, Nanos end, uint32_t work) {

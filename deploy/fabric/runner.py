@@ -124,8 +124,8 @@ class Run:
 
     def edge_nap_args(self):
         """ufab-edge's naps when idle (--idle-nap-us, --queued-nap-us) from
-        scale.edge_idle_nap_us / edge_queued_nap_us; the edge's defaults
-        (50 / 5 us) when a scenario sets neither."""
+        scale.edge_idle_nap_us / edge_queued_nap_us; a key not set leaves
+        the edge's own default."""
         sc = self.fab.sc["scale"]
         args = []
         for key, opt in (("edge_idle_nap_us", "--idle-nap-us"), ("edge_queued_nap_us", "--queued-nap-us")):
