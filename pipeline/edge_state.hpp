@@ -38,8 +38,12 @@
 
 namespace ufab::pipeline {
 
-// Sender-side VM-pair: local VM -> remote VM of the same tenant.
-struct PairMeta {
+// Sender-side VM-pair: local VM -> remote VM of the same tenant. Aligned to
+// its 32 bytes so that no PairMeta straddles two cache lines: a frame
+// prefetches one line of it (prefetch_pair_lines) and reads host and shim,
+// its last 12 bytes. Unaligned (the vector's 16-byte alignment), every other
+// pair's host and shim lay on the line after the one prefetched.
+struct alignas(32) PairMeta {
   uint32_t global = 0;     // index over the whole edge (config order; /ufab/pairs, reports)
   uint32_t wire_id = 0;    // shim/message pair id: src VM id << 16 | dst VM id
   uint32_t tenant = 0;     // tenant index = scheduler tenant id
@@ -48,6 +52,7 @@ struct PairMeta {
   uint32_t host = 0;       // index into cfg.hosts
   uint64_t shim = 0;       // its data frames' tunnel shim (VNI, wire_id), encoded (encap_template.hpp)
 };
+static_assert(sizeof(PairMeta) == 32);
 
 // Receiver-side pair (a remote VM sending to a local VM), learned from its
 // first probe. What its probes request and what this VM admits (Alg. 1) are
