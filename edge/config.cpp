@@ -148,14 +148,30 @@ std::vector<uint16_t> labels(const Where& w, const YAML::Node& n, const std::str
   return out;
 }
 
-PathCfg path(const Where& w, const YAML::Node& n, const std::string& field, size_t index) {
+std::string port_list(const std::vector<uint16_t>& ports) {
+  std::string s;
+  for (const uint16_t p : ports) {
+    if (!s.empty()) s.append(", ");
+    s.append(std::to_string(p));
+  }
+  if (ports.size() != 1) s = "[" + s + "]";
+  return s;
+}
+
+PathCfg path(const Where& w, const YAML::Node& n, const std::string& field, size_t index, const EdgeConfig& c) {
   PathCfg p;
+  p.port = c.fabric_port;
   if (n.IsSequence()) {
     p.labels = labels(w, n, field);
   } else {
-    w.only_keys(n, field, {"labels", "udp_src_port"});
+    w.only_keys(n, field, {"labels", "udp_src_port", "port"});
     p.labels = labels(w, w.need(n, "labels", field), field + ".labels");
     if (n["udp_src_port"]) p.udp_src_port = static_cast<uint16_t>(u64(w, n["udp_src_port"], field + ".udp_src_port", 1, 65535));
+    if (n["port"]) {
+      p.port = static_cast<uint16_t>(u64(w, n["port"], field + ".port", 0, 1023));
+      if (!c.is_fabric_port(p.port))
+        w.fail(n["port"], field + ".port", "is not a fabric port (edge.fabric_port: " + port_list(c.fabric_ports) + ")");
+    }
   }
   if (p.udp_src_port == 0) p.udp_src_port = static_cast<uint16_t>(0xc000 + index);
   return p;
@@ -171,7 +187,22 @@ void each(const Where& w, const YAML::Node& root, const char* key, F&& f) {
 
 void load_edge(const Where& w, const YAML::Node& e, EdgeConfig& c) {
   w.only_keys(e, "edge", {"fabric_port", "ip", "mac", "udp_port", "fabric_rate_mbps"});
-  c.fabric_port = static_cast<uint16_t>(u64(w, w.need(e, "fabric_port", "edge"), "edge.fabric_port", 0, 1023));
+  // One port, or a list of distinct ports (uplinks; the first is the paths' default).
+  const YAML::Node fp = w.need(e, "fabric_port", "edge");
+  c.fabric_ports.clear();
+  if (fp.IsSequence()) {
+    if (fp.size() == 0 || fp.size() > EdgeConfig::kMaxFabricPorts)
+      w.fail(fp, "edge.fabric_port", "must be a port or a list of 1.." + std::to_string(EdgeConfig::kMaxFabricPorts) + " ports");
+    for (size_t i = 0; i < fp.size(); ++i) {
+      const std::string f = "edge.fabric_port[" + std::to_string(i) + "]";
+      const auto p = static_cast<uint16_t>(u64(w, fp[i], f, 0, 1023));
+      if (c.is_fabric_port(p)) w.fail(fp[i], f, "port " + std::to_string(p) + " is listed twice");
+      c.fabric_ports.push_back(p);
+    }
+  } else {
+    c.fabric_ports.push_back(static_cast<uint16_t>(u64(w, fp, "edge.fabric_port", 0, 1023)));
+  }
+  c.fabric_port = c.fabric_ports[0];
   c.ip = ipv4(w, w.need(e, "ip", "edge"), "edge.ip");
   c.mac = mac(w, w.need(e, "mac", "edge"), "edge.mac");
   if (e["udp_port"]) c.udp_port = static_cast<uint16_t>(u64(w, e["udp_port"], "edge.udp_port", 1, 65535));
@@ -253,7 +284,7 @@ VmCfg load_vm(const Where& w, const YAML::Node& n, const std::string& f, const E
   if (local) {
     v.mac = mac(w, w.need(n, "mac", f), f + ".mac");
     v.port = static_cast<uint16_t>(u64(w, w.need(n, "port", f), f + ".port", 0, 1023));
-    if (v.port == c.fabric_port) w.fail(n["port"], f + ".port", "is the fabric port");
+    if (c.is_fabric_port(v.port)) w.fail(n["port"], f + ".port", "is a fabric port");
   } else {
     if (n["mac"]) v.mac = mac(w, n["mac"], f + ".mac");
     const YAML::Node h = w.need(n, "host", f);
@@ -345,8 +376,8 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
       const YAML::Node ps = w.need(n, "paths", f);
       if (!ps.IsSequence() || ps.size() == 0 || ps.size() > kMaxCandidatePaths)
         w.fail(ps, f + ".paths", "must be a list of 1.." + std::to_string(kMaxCandidatePaths) + " paths");
-      for (size_t i = 0; i < ps.size(); ++i) h.paths.push_back(path(w, ps[i], f + ".paths[" + std::to_string(i) + "]", i));
-      h.reply_path = n["reply_path"] ? path(w, n["reply_path"], f + ".reply_path", 0) : h.paths[0];
+      for (size_t i = 0; i < ps.size(); ++i) h.paths.push_back(path(w, ps[i], f + ".paths[" + std::to_string(i) + "]", i, c));
+      h.reply_path = n["reply_path"] ? path(w, n["reply_path"], f + ".reply_path", 0, c) : h.paths[0];
       c.hosts.push_back(std::move(h));
     });
 

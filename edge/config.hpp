@@ -44,6 +44,7 @@ struct VmCfg {
 struct PathCfg {
   std::vector<uint16_t> labels;  // source route: egress port at each hop (wire-format §4)
   uint16_t udp_src_port = 0;     // outer UDP source port (ECMP pinning, design-notes §4.5)
+  uint16_t port = 0;             // the fabric port (uplink) its frames leave on; default the first fabric port
 };
 
 struct HostCfg {
@@ -58,7 +59,17 @@ struct HostCfg {
 struct EdgeConfig {
   std::string file;
   // this edge
-  uint16_t fabric_port = 0;
+  // Its fabric-side ports (uplinks), edge.fabric_port: one port or a list of
+  // up to kMaxFabricPorts. Every one is polled for fabric frames; a path
+  // leaves on the one it names (PathCfg::port), by default the first.
+  static constexpr size_t kMaxFabricPorts = 8;
+  std::vector<uint16_t> fabric_ports{0};
+  uint16_t fabric_port = 0;  // fabric_ports[0]: the paths' default uplink
+  bool is_fabric_port(uint16_t p) const {
+    for (const uint16_t f : fabric_ports)
+      if (f == p) return true;
+    return false;
+  }
   uint32_t ip = 0;
   Mac mac{};
   uint16_t udp_port = 7341;

@@ -93,7 +93,7 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     const dpdk::PortInfo info = dpdk::setup_port(p, pool, port_cfg);
     edge.attach_port(p, info.n_txq, port_cfg.n_rxq, rx_why);
     std::printf("ufab-edge port %u %s (%s) link %s, %s\n", p, info.name.c_str(), info.driver.c_str(),
-                info.link_up ? "up" : "down", p == cfg.fabric_port ? "fabric" : "VM side");
+                info.link_up ? "up" : "down", cfg.is_fabric_port(p) ? "fabric" : "VM side");
     if (!info.note.empty()) std::fprintf(stderr, "ufab-edge: port %u: %s\n", p, info.note.c_str());
   }
   size_t pairs = 0;
@@ -118,7 +118,7 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
   }
   // A VM port whose per-pair rules are in place steers each pair to its owner's queue.
   for (uint16_t p = 0; p < n_ports; ++p)
-    if (edge.layout.rx_mode[p] == pipeline::RxMode::spread && p != cfg.fabric_port &&
+    if (edge.layout.rx_mode[p] == pipeline::RxMode::spread && !cfg.is_fabric_port(p) &&
         edge.shards[0]->offload.ports[p].mode != pipeline::OffloadMode::software)
       edge.layout.rx_mode[p] = pipeline::RxMode::steered;
   pipeline::print_rx_modes(stdout, edge.layout);

@@ -16,7 +16,6 @@ void control_tx(EdgeState& s, uint32_t pair, Nanos now) {
   VmPair& vp = s.pairs[pair];
   const PairMeta& pm = s.meta[pair];
   const HostRoutes& h = s.hosts[pm.host];
-  const uint16_t fp = s.cfg.fabric_port;
   const bool backlogged = s.sched.backlog_bytes(pair) != 0;
   // The worker's scratch message: next_message fills every field the
   // encoder reads when it returns true (a fresh wire::Message per call, ~350
@@ -27,13 +26,14 @@ void control_tx(EdgeState& s, uint32_t pair, Nanos now) {
     int path = 0;
     if (!vp.next_message(now, backlogged, msg, path)) break;
     ++s.stats.generated;
+    const auto p = static_cast<size_t>(path);
+    const uint16_t fp = h.data_encap[p].port;  // the path's uplink: probes follow its data
     rte_mbuf* m = rte_pktmbuf_alloc(s.pool);
     if (unlikely(m == nullptr)) {  // the pair sees a lost probe and retries (§4.1)
       s.stats.drop(fp, Drop::mbuf_exhausted);
       s.wake(pair);  // as the next tick would have: look again then
       continue;
     }
-    const auto p = static_cast<size_t>(path);
     if (unlikely(!write_control(m, h.outer, h.src_ports[p], h.routes[p], s.cfg.tenants[pm.tenant].vni, msg))) {
       s.stats.drop(fp, Drop::no_headroom);
       rte_pktmbuf_free(m);

@@ -19,7 +19,7 @@ namespace {
 uint16_t owner_of(const EdgeState& s, uint16_t port, const rte_mbuf* m) {
   const auto* d = rte_pktmbuf_mtod(m, const uint8_t*);
   const uint32_t len = rte_pktmbuf_data_len(m);
-  if (port == s.cfg.fabric_port) {
+  if (s.cfg.is_fabric_port(port)) {
     wire::FrameView v;
     if (wire::parse_frame(std::span<const uint8_t>(d, len), v, s.cfg.udp_port) != wire::WireError::ok) return s.worker;
     return s.layout.owner_of_wire_pair(v.shim.pair_id, s.worker);
@@ -41,8 +41,8 @@ uint16_t owner_of(const EdgeState& s, uint16_t port, const rte_mbuf* m) {
 
 void handle(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now) {
   if (n == 0) return;
-  if (port == s.cfg.fabric_port)
-    fabric_frames(s, pkts, n, now);
+  if (s.cfg.is_fabric_port(port))
+    fabric_frames(s, port, pkts, n, now);
   else
     vm_frames(s, port, pkts, n, now);
 }

@@ -73,9 +73,10 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
     const double mbps = c.fabric_rate_mbps / static_cast<double>(std::max<size_t>(l.workers(), 1));
     pacer.configure(mbps, std::max(2.0 * 1518, mbps * 1e6 / 8.0 * 20e-6));
   }
-  if (c.fabric_port >= n_ports)
-    throw std::runtime_error(c.file + ": edge.fabric_port " + std::to_string(c.fabric_port) + " does not exist (" +
-                             std::to_string(n_ports) + " DPDK ports)");
+  for (const uint16_t fp : c.fabric_ports)
+    if (fp >= n_ports)
+      throw std::runtime_error(c.file + ": edge.fabric_port " + std::to_string(fp) + " does not exist (" +
+                               std::to_string(n_ports) + " DPDK ports)");
   stats.ports.resize(n_ports);
   for (uint16_t p = 0; p < n_ports; ++p) tx.emplace_back(p, 0, &stats);
   tx_rings.assign(n_ports, nullptr);
@@ -93,9 +94,11 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       hr.routes.push_back(to_route(p.labels));
       hr.src_ports.push_back(p.udp_src_port);
       hr.data_encap.push_back(EncapTemplate::make(hr.outer, p.udp_src_port, hr.routes.back()));
+      hr.data_encap.back().port = p.port;
     }
     hr.reply = to_route(h.reply_path.labels);
     hr.reply_src_port = h.reply_path.udp_src_port;
+    hr.reply_port = h.reply_path.port;
     host_by_ip.add(&h.ip, static_cast<uint32_t>(hosts.size()));
     hosts.push_back(std::move(hr));
   }

@@ -71,6 +71,7 @@ struct HostRoutes {
   std::vector<EncapTemplate> data_encap;    // per path: the data frames' headers, encoded (encap_template.hpp)
   wire::SourceRoute reply;                  // for responses and finish-acks
   uint16_t reply_src_port = 0;
+  uint16_t reply_port = 0;                  // the fabric port responses and finish-acks leave on
 };
 
 // Table keys (IPs in network order, as in the frames).

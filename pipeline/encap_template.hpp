@@ -23,6 +23,7 @@ struct EncapTemplate {
 
   std::array<uint8_t, kMaxBytes> bytes{};
   uint16_t len = 0;     // outer + shim + route
+  uint16_t port = 0;    // the fabric port (uplink) the path's frames leave on (edge::PathCfg::port)
   uint32_t ip_sum = 0;  // one's-complement sum of the IPv4 header's words, total length and checksum 0
 
   // Encodes outer(src_port) + shim(kNextData, 0, 0) + route. len == 0 when

@@ -1,4 +1,4 @@
-// Fabric frames: a burst from the fabric port (polled here or dispatched by
+// Fabric frames: a burst from a fabric port (polled here or dispatched by
 // its RX lcore to the worker owning the pair, dispatch.cpp), each frame parsed once
 // (wire::parse_frame) and then, by the shim's `next`:
 //  - data: the encapsulation is stripped and the tenant's inner frame goes to
@@ -26,30 +26,30 @@ namespace ufab::pipeline {
 
 namespace {
 
-void drop(EdgeState& s, rte_mbuf* m, Drop why) {
-  s.stats.drop(s.cfg.fabric_port, why);
+// Drops are counted under the fabric port the frame came in on.
+void drop(EdgeState& s, uint16_t port, rte_mbuf* m, Drop why) {
+  s.stats.drop(port, why);
   rte_pktmbuf_free(m);
 }
 
-void deliver(EdgeState& s, rte_mbuf* m, const wire::FrameView& v) {
+void deliver(EdgeState& s, uint16_t port, rte_mbuf* m, const wire::FrameView& v) {
   const uint8_t* inner = rte_pktmbuf_mtod(m, const uint8_t*) + v.payload_offset;
-  if (unlikely(v.payload_len < 14 + 20)) return drop(s, m, Drop::malformed);
+  if (unlikely(v.payload_len < 14 + 20)) return drop(s, port, m, Drop::malformed);
   // Only IPv4 inner frames have a destination VM (ARP and IPv6 are not
   // handled by this version).
-  if (unlikely(inner[12] != 0x08 || inner[13] != 0x00)) return drop(s, m, Drop::unknown_vm);
+  if (unlikely(inner[12] != 0x08 || inner[13] != 0x00)) return drop(s, port, m, Drop::unknown_vm);
   VmKey key{v.shim.vni, 0};
   std::memcpy(&key.ip, inner + 30, 4);
   const uint32_t vm = s.local_vms.lookup(&key);
-  if (unlikely(vm == HashTable::kMiss)) return drop(s, m, Drop::unknown_vm);
+  if (unlikely(vm == HashTable::kMiss)) return drop(s, port, m, Drop::unknown_vm);
   rte_pktmbuf_adj(m, static_cast<uint16_t>(v.payload_offset));
   if (const uint32_t extra = rte_pktmbuf_pkt_len(m) - static_cast<uint32_t>(v.payload_len); extra != 0)
     rte_pktmbuf_trim(m, static_cast<uint16_t>(extra));  // Ethernet padding after the UDP payload
-  const uint16_t port = s.cfg.vms[vm].port;
   const edge::VmCfg& to = s.cfg.vms[vm];
   if (to.vlan != 0 && unlikely(to.svlan != 0 ? !insert_qinq(m, to.svlan, to.vlan) : !insert_vlan(m, to.vlan)))
-    return drop(s, m, Drop::no_headroom);
+    return drop(s, port, m, Drop::no_headroom);
   ++s.stats.decapsulated;
-  s.tx[port].push(m);
+  s.tx[to.port].push(m);
 }
 
 // The receiver-side pair of a probe or finish; created on the first probe.
@@ -77,14 +77,14 @@ Incoming* incoming_of(EdgeState& s, const wire::FrameView& v, const wire::Messag
   return nullptr;
 }
 
-void reflect(EdgeState& s, rte_mbuf* m, const wire::FrameView& v, const wire::Message& msg) {
+void reflect(EdgeState& s, uint16_t port, rte_mbuf* m, const wire::FrameView& v, const wire::Message& msg) {
   const uint32_t host = s.host_by_ip.lookup(&v.outer.src_ip);
-  if (unlikely(host == HashTable::kMiss)) return drop(s, m, Drop::unknown_pair);  // no way back
+  if (unlikely(host == HashTable::kMiss)) return drop(s, port, m, Drop::unknown_pair);  // no way back
   Drop why = Drop::unknown_vm;
   Incoming* in = incoming_of(s, v, msg, why);
   uint32_t admitted = kWireUnbound;
   if (msg.type == wire::MsgType::probe) {
-    if (unlikely(in == nullptr)) return drop(s, m, why);
+    if (unlikely(in == nullptr)) return drop(s, port, m, why);
     ++in->probes;
     IncomingShare& sh = s.in_share[in - s.incoming.data()];
     // A candidate query asks for nothing (§3.5: it does not register).
@@ -116,14 +116,14 @@ void reflect(EdgeState& s, rte_mbuf* m, const wire::FrameView& v, const wire::Me
   const HostRoutes& h = s.hosts[host];
   const uint32_t vni = v.shim.vni;
   if (unlikely(!write_control(m, h.outer, h.reply_src_port, h.reply, vni, wire::reflect(msg, admitted))))
-    return drop(s, m, Drop::no_headroom);
+    return drop(s, port, m, Drop::no_headroom);
   ++s.stats.reflected;
-  s.tx[s.cfg.fabric_port].push(m);
+  s.tx[h.reply_port].push(m);  // the reply path's uplink
 }
 
-void to_pair(EdgeState& s, rte_mbuf* m, const wire::Message& msg, Nanos now) {
+void to_pair(EdgeState& s, uint16_t port, rte_mbuf* m, const wire::Message& msg, Nanos now) {
   const uint32_t p = s.wire_pairs.lookup(&msg.pair_id);
-  if (unlikely(p == HashTable::kMiss)) return drop(s, m, Drop::unknown_pair);
+  if (unlikely(p == HashTable::kMiss)) return drop(s, port, m, Drop::unknown_pair);
   rte_pktmbuf_free(m);
   ++s.stats.absorbed;
   const VmPair::Result r = s.pairs[p].on_message(msg, now);
@@ -136,32 +136,32 @@ void to_pair(EdgeState& s, rte_mbuf* m, const wire::Message& msg, Nanos now) {
 
 }  // namespace
 
-void fabric_frames(EdgeState& s, rte_mbuf* const* pkts, uint16_t n, Nanos now) {
+void fabric_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now) {
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
     if (unlikely(m->nb_segs != 1)) {
-      drop(s, m, Drop::malformed);
+      drop(s, port, m, Drop::malformed);
       continue;
     }
     const std::span<const uint8_t> frame(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m));
     wire::FrameView v;
     if (const wire::WireError e = wire::parse_frame(frame, v, s.cfg.udp_port); unlikely(e != wire::WireError::ok)) {
-      drop(s, m, e == wire::WireError::not_ufab ? Drop::not_ufab : Drop::malformed);
+      drop(s, port, m, e == wire::WireError::not_ufab ? Drop::not_ufab : Drop::malformed);
       continue;
     }
     if (v.shim.next == wire::kNextData) {
-      deliver(s, m, v);
+      deliver(s, port, m, v);
       continue;
     }
     wire::Message msg;
     if (unlikely(wire::decode_message(frame.subspan(v.payload_offset, v.payload_len), msg) != wire::WireError::ok)) {
-      drop(s, m, Drop::malformed);
+      drop(s, port, m, Drop::malformed);
       continue;
     }
     if (msg.type == wire::MsgType::probe || msg.type == wire::MsgType::finish)
-      reflect(s, m, v, msg);
+      reflect(s, port, m, v, msg);
     else
-      to_pair(s, m, msg, now);
+      to_pair(s, port, m, msg, now);
   }
 }
 

@@ -15,7 +15,7 @@
 //    mark instead of the lookup (classify_cache.hpp, rte_hash). The mark is
 //        worker << kMarkWorkerShift | index of the pair in the worker's shard
 //    (24 bits in all: the MARK width of common NICs, e.g. mlx5);
-//  - on the fabric port, one rule steering μFAB control frames (probes,
+//  - on each fabric port, one rule steering μFAB control frames (probes,
 //    responses, finishes; shim `next` = control) to the control queue:
 //        pattern  eth / ipv4 dst is <this edge> / udp dst is <uFAB port> /
 //                 raw relative offset 0: shim byte 0, low nibble = kNextControl / end
@@ -85,7 +85,7 @@ struct PairRuleSpec {
 };
 void build_pair_rule(FlowRule& r, const PairRuleSpec& spec);
 
-// The fabric port's control-frame rule. IP in host order.
+// A fabric port's control-frame rule. IP in host order.
 struct ControlRuleSpec {
   uint32_t edge_ip = 0;
   uint16_t udp_port = 0;
@@ -121,7 +121,7 @@ struct FlowOffload {
 void negotiate_rx_mark(uint16_t port);
 
 // After the ports started: probes and installs the rules of every VM-side
-// port (the pairs of every shard, each marked with its worker) and of the
+// port (the pairs of every shard, each marked with its worker) and of each
 // fabric port. The rules and counters go into shards[0]->offload; every
 // shard gets the ports' modes, so each worker knows which ports mark.
 // A pair's rule steers to its owner's RX queue where the port has one per

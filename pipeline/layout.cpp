@@ -112,8 +112,8 @@ Layout make_layout(const edge::EdgeConfig& cfg, uint16_t n_ports, const std::vec
     l.vm_owner.push_back(w);
     l.vm_by_id[cfg.vms[v].id] = static_cast<int32_t>(v);
   }
-  // RX lcores: a VM port to the owner of its first VM; the fabric port to the
-  // worker polling the fewest ports.
+  // RX lcores: a VM port to the owner of its first VM; each fabric port to the
+  // worker polling the fewest ports so far.
   l.rx_worker.assign(n_ports, -1);
   l.rx_mode.assign(n_ports, RxMode::dispatch);
   l.rx_queues.assign(n_ports, 1);
@@ -126,8 +126,12 @@ Layout make_layout(const edge::EdgeConfig& cfg, uint16_t n_ports, const std::vec
       ++polls[l.vm_owner[v]];
     }
   }
-  if (cfg.fabric_port < n_ports)
-    l.rx_worker[cfg.fabric_port] = static_cast<int>(std::min_element(polls.begin(), polls.end()) - polls.begin());
+  for (const uint16_t fp : cfg.fabric_ports) {
+    if (fp >= n_ports) continue;
+    const auto w = static_cast<size_t>(std::min_element(polls.begin(), polls.end()) - polls.begin());
+    l.rx_worker[fp] = static_cast<int>(w);
+    ++polls[w];
+  }
   return l;
 }
 

@@ -30,11 +30,11 @@ uint32_t poll_ring(EdgeState& s, Nanos now);
 uint32_t drain_tx_rings(EdgeState& s);
 
 void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now);
-void fabric_frames(EdgeState& s, rte_mbuf* const* pkts, uint16_t n, Nanos now);
+void fabric_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now);
 uint32_t sched_tx(EdgeState& s, Nanos now);
 // Data frames the scheduler let go (dequeued, or bypassed on arrival) to the
 // fabric: encapsulated with the pair's active path, charged to the pair,
-// into the fabric port's TX buffer; then each pair's due probe.
+// into the TX buffer of the path's fabric port; then each pair's due probe.
 // prefetched: the caller already fetched each pair's hot lines, PairMeta
 // and sent history slot (VmPair::prefetch_state, prefetch_history; vm_rx
 // does for the frames it bypasses).

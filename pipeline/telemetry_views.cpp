@@ -156,6 +156,8 @@ void fill_paths(Edge& e, rte_tel_data* d) {
                               hc.paths[i].udp_src_port, on[h][i], e.control.drained[h][i] ? 1 : 0);
       for (size_t k = 0; k < hc.paths[i].labels.size() && len > 0 && static_cast<size_t>(len) < sizeof(buf); ++k)
         len += std::snprintf(buf + len, sizeof(buf) - static_cast<size_t>(len), k ? ",%u" : "%u", hc.paths[i].labels[k]);
+      if (len > 0 && static_cast<size_t>(len) < sizeof(buf))  // the fabric port (uplink) it leaves on
+        std::snprintf(buf + len, sizeof(buf) - static_cast<size_t>(len), " port=%u", hc.paths[i].port);
       char name[32];
       std::snprintf(name, sizeof(name), "path%zu", i);
       rte_tel_data_add_dict_string(c, name, buf);

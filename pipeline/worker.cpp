@@ -91,7 +91,8 @@ uint32_t worker_step(WorkerCtx& w, Nanos now) {
   if (ph == Phase::running)
     for (const uint16_t p : s.vm_ports)
       if (e.layout.polls(p, s.worker)) work += poll_port(s, p, w.clock->now());
-  if (e.layout.polls(s.cfg.fabric_port, s.worker)) work += poll_port(s, s.cfg.fabric_port, w.clock->now());
+  for (const uint16_t p : s.cfg.fabric_ports)
+    if (e.layout.polls(p, s.worker)) work += poll_port(s, p, w.clock->now());
   work += poll_ring(s, w.clock->now());
   now = std::max(now, w.clock->now());
   const bool frames_arrived = work != 0;  // VM, fabric or ring frames this iteration

@@ -133,19 +133,20 @@ int conclude(const std::string& dir, const char* pass_line) {
   return 1;
 }
 
-PcapEdgeRun run_edge_on_pcaps(const std::string& exe, const std::string& dir, const std::string& tag,
-                              const std::string& config_yaml, const std::vector<Frame>& vm_in,
-                              const std::vector<Frame>& fab_in) {
+PortsEdgeRun run_edge_on_port_pcaps(const std::string& exe, const std::string& dir, const std::string& tag,
+                                    const std::string& config_yaml, const std::vector<std::vector<Frame>>& in,
+                                    bool two_workers) {
   const std::string base = dir + "/" + tag, prefix = "ufabt" + tag + std::to_string(getpid());
   write_text(base + ".yaml", config_yaml);
-  write_pcap(base + "_vm_in.pcap", vm_in);
-  write_pcap(base + "_fab_in.pcap", fab_in);
   std::vector<std::string> cmd = {exe};
-  for (const std::string& s : edge_eal(prefix, "0")) cmd.push_back(s);
-  cmd.insert(cmd.end(), {"--vdev", "net_pcap0,rx_pcap=" + base + "_vm_in.pcap,tx_pcap=" + base + "_vm_out.pcap",
-                         "--vdev", "net_pcap1,rx_pcap=" + base + "_fab_in.pcap,tx_pcap=" + base + "_fab_out.pcap",
-                         "--", "--config", base + ".yaml", "--exit-after-idle-ms", "500", "--stats-interval", "0"});
-  PcapEdgeRun run;
+  for (const std::string& s : two_workers ? edge_eal_three_lcores(prefix) : edge_eal(prefix, "0")) cmd.push_back(s);
+  for (size_t p = 0; p < in.size(); ++p) {
+    const std::string f = base + "_p" + std::to_string(p);
+    write_pcap(f + "_in.pcap", in[p]);
+    cmd.insert(cmd.end(), {"--vdev", "net_pcap" + std::to_string(p) + ",rx_pcap=" + f + "_in.pcap,tx_pcap=" + f + "_out.pcap"});
+  }
+  cmd.insert(cmd.end(), {"--", "--config", base + ".yaml", "--exit-after-idle-ms", "500", "--stats-interval", "0"});
+  PortsEdgeRun run;
   run.result = run_with_deadline(cmd, base + ".out", base + ".err", 30);
   remove_dpdk_runtime(prefix);
   run.out = read_file(base + ".out");
@@ -154,8 +155,24 @@ PcapEdgeRun run_edge_on_pcaps(const std::string& exe, const std::string& dir, co
   ITEST_CHECK(!run.result.timed_out && run.result.exit_code == 0, "ufab-edge (%s) failed: %s", tag.c_str(),
               run.err.c_str());
   run.final = parse_line(run.out, "ufab-edge final ");
-  if (std::filesystem::exists(base + "_vm_out.pcap")) run.vm_out = read_pcap(base + "_vm_out.pcap");
-  if (std::filesystem::exists(base + "_fab_out.pcap")) run.fab_out = read_pcap(base + "_fab_out.pcap");
+  run.port_out.resize(in.size());
+  for (size_t p = 0; p < in.size(); ++p)
+    if (const std::string f = base + "_p" + std::to_string(p) + "_out.pcap"; std::filesystem::exists(f))
+      run.port_out[p] = read_pcap(f);
+  return run;
+}
+
+PcapEdgeRun run_edge_on_pcaps(const std::string& exe, const std::string& dir, const std::string& tag,
+                              const std::string& config_yaml, const std::vector<Frame>& vm_in,
+                              const std::vector<Frame>& fab_in) {
+  PortsEdgeRun r = run_edge_on_port_pcaps(exe, dir, tag, config_yaml, {vm_in, fab_in});
+  PcapEdgeRun run;
+  run.result = r.result;
+  run.out = std::move(r.out);
+  run.err = std::move(r.err);
+  run.final = std::move(r.final);
+  run.vm_out = std::move(r.port_out[0]);
+  run.fab_out = std::move(r.port_out[1]);
   return run;
 }
 

@@ -60,6 +60,18 @@ struct PcapEdgeRun {
   std::map<std::string, uint64_t> final;  // the "ufab-edge final" counters
   std::vector<Frame> vm_out, fab_out;
 };
+// The same on len(in) net_pcap ports: port p is fed in[p] and its output is
+// port_out[p]. two_workers: a control lcore and two workers
+// (edge_eal_three_lcores) instead of one lcore.
+struct PortsEdgeRun {
+  RunResult result;
+  std::string out, err;
+  std::map<std::string, uint64_t> final;
+  std::vector<std::vector<Frame>> port_out;
+};
+PortsEdgeRun run_edge_on_port_pcaps(const std::string& exe, const std::string& dir, const std::string& tag,
+                                    const std::string& config_yaml, const std::vector<std::vector<Frame>>& in,
+                                    bool two_workers = false);
 PcapEdgeRun run_edge_on_pcaps(const std::string& exe, const std::string& dir, const std::string& tag,
                               const std::string& config_yaml, const std::vector<Frame>& vm_in,
                               const std::vector<Frame>& fab_in);
