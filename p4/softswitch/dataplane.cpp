@@ -215,20 +215,21 @@ void Dataplane::run(const LoopConfig& cfg, const dpdk::TscClock& clock, const vo
       continue;
     }
     // Idle: spin briefly, then yield the core so several switches and edges
-    // can share two cores. With frames queued (behind the shaper or in the
-    // delay line) sleep only until the first can leave, and only when that
-    // is more than 20 us away (a late wake-up within the shaper's depth
-    // costs no capacity; run with a small timer slack, see README).
-    if (++idle_polls < 256) {
+    // can share two cores (cfg.idle_nap; 0 busy-polls). With frames queued
+    // (behind the shaper or in the delay line) sleep only until the first
+    // can leave, and only when that is more than cfg.min_nap away (a late
+    // wake-up within the shaper's depth costs no capacity; run with a small
+    // timer slack, see README).
+    if (++idle_polls < 256 || cfg.idle_nap == 0) {
       rte_pause();
       continue;
     }
-    Nanos nap = 50'000;
+    Nanos nap = cfg.idle_nap;
     if (stats_.queued != 0) {
       const Nanos wait = cfg.fake_clock_ns != 0 ? 0 : next_departure(now);
-      nap = wait == UINT64_MAX ? 0 : std::min<Nanos>(wait, 50'000);
+      nap = wait == UINT64_MAX ? 0 : std::min<Nanos>(wait, cfg.idle_nap);
     }
-    if (nap > 20'000) {
+    if (nap > cfg.min_nap) {
       const timespec ts{0, static_cast<long>(nap)};
       nanosleep(&ts, nullptr);
     } else {

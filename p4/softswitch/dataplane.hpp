@@ -31,6 +31,8 @@ struct LoopConfig {
   std::vector<PortEvent> events;  // sorted by time; applied once each
   bool watch_links = false;
   Nanos sample_ns = 0;            // >0: record a QueueSample per port every sample_ns
+  Nanos idle_nap = 50 * kUs;      // --idle-nap-us: the longest nap; 0 busy-polls
+  Nanos min_nap = 20 * kUs;       // --min-nap-us: a shorter wait for a departure spins
 };
 
 // One sample of one port (--queue-log): the deepest the egress queue was and

@@ -104,6 +104,13 @@ int run(int argc, char** argv) {
   std::sort(lc.events.begin(), lc.events.end(), [](const core::PortEvent& a, const core::PortEvent& b) { return a.at < b.at; });
   lc.watch_links = opt.watch_links;
   lc.sample_ns = opt.queue_log.empty() ? 0 : opt.sample_ns;
+  lc.idle_nap = Nanos{opt.idle_nap_us} * kUs;
+  lc.min_nap = Nanos{opt.min_nap_us} * kUs;
+  if (opt.idle_nap_us == 0)
+    std::printf("ufab-core naps: busy-poll\n");
+  else
+    std::printf("ufab-core naps: idle %u us, min %u us\n",
+                opt.idle_nap_us, opt.min_nap_us);
   const dpdk::TscClock clock;
   std::vector<std::unique_ptr<core::PortCapture>> captures;
   if (!opt.captures.empty()) {  // pcap timestamps: wall time = clock + (realtime0 - clock0)

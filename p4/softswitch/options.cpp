@@ -86,7 +86,8 @@ auto parse_list(std::string_view s, F&& one) {
 
 enum Opt : int {
   kPortCaps = 256, kDelayUs, kQueueBytes, kAgingS, kTxShift, kStatsInterval, kBurst, kMbufs,
-  kFakeClock, kExitIdle, kRoute, kDownPorts, kEvent, kT0, kWatchLinks, kQueueLog, kCapture, kSampleMs, kBurstUs, kLinkWait, kHelp,
+  kFakeClock, kExitIdle, kRoute, kDownPorts, kEvent, kT0, kWatchLinks, kQueueLog, kCapture, kSampleMs, kBurstUs, kLinkWait,
+  kIdleNap, kMinNap, kHelp,
 };
 
 }  // namespace
@@ -113,6 +114,8 @@ CoreOptions parse_options(std::span<char*> args) {
       {"sample-ms", required_argument, nullptr, kSampleMs},
       {"burst-us", required_argument, nullptr, kBurstUs},
       {"link-wait-ms", required_argument, nullptr, kLinkWait},
+      {"idle-nap-us", required_argument, nullptr, kIdleNap},
+      {"min-nap-us", required_argument, nullptr, kMinNap},
       {"help", no_argument, nullptr, kHelp},
       {nullptr, 0, nullptr, 0},
   };
@@ -162,6 +165,8 @@ CoreOptions parse_options(std::span<char*> args) {
         break;
       }
       case kLinkWait: o.link_wait_ms = static_cast<uint32_t>(parse_u64("--link-wait-ms", v, 0, 60'000)); break;
+      case kIdleNap: o.idle_nap_us = static_cast<uint32_t>(parse_u64("--idle-nap-us", v, 0, CoreOptions::kMaxNapUs)); break;
+      case kMinNap: o.min_nap_us = static_cast<uint32_t>(parse_u64("--min-nap-us", v, 0, CoreOptions::kMaxNapUs)); break;
       case kBurstUs: o.burst_ns = parse_u64("--burst-us", v, 1, 1'000'000) * kUs; break;
       case kSampleMs: o.sample_ns = parse_u64("--sample-ms", v, 1, 60'000) * kMs; break;
       case kHelp: case 'h': o.help = true; break;
@@ -259,6 +264,15 @@ Options (per-port lists: one value for every port, or one value per port):
   --link-wait-ms N         at start, wait up to N ms per port for its link
                            (a memif server's peer may come later). Default 2000.
   --sample-ms N            sample interval of --queue-log. Default 10.
+  --idle-nap-us N          after 256 empty polls, sleep N µs per poll (0..100000;
+                           0: never sleep, busy-poll a dedicated core). With
+                           frames queued, sleep only until the first can leave,
+                           at most N µs. Default 50 (several switches and edges
+                           sharing cores).
+  --min-nap-us N           with frames queued, sleep only when the first can
+                           leave in more than N µs, else spin (0..100000; a
+                           late wake-up within the shaper's --burst-us costs no
+                           capacity). Default 20.
   --fake-clock NS          deterministic time: the clock reads k*NS in the k-th
                            poll of the ports instead of the TSC (tests).
   --exit-after-idle-ms N   exit when nothing arrived for N ms and every queue is

@@ -48,6 +48,12 @@ struct CoreOptions {
   Nanos sample_ns = 10 * kMs;                               // --sample-ms
   Nanos burst_ns = 20 * kUs;                                // --burst-us: shaper depth at the line rate
   uint32_t link_wait_ms = 2000;                             // --link-wait-ms: wait for link up per port at start
+  // The idle loop (dataplane.cpp): after 256 empty polls, sleep idle_nap_us
+  // (0: never sleep, busy-poll); with frames queued, sleep until the first
+  // can leave (at most idle_nap_us) when that is more than min_nap_us away.
+  uint32_t idle_nap_us = 50;                                // --idle-nap-us
+  uint32_t min_nap_us = 20;                                 // --min-nap-us
+  static constexpr uint32_t kMaxNapUs = 100'000;
   bool help = false;
 };
 

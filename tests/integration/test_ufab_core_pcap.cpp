@@ -12,7 +12,10 @@
 // and each link's Φ_l and W_l. --capture 0=FILE mirrors port 0's input: the
 // file holds every input frame, unchanged and in order, 1 µs apart (one per
 // poll); --capture of a port that does not exist, twice the same port, or
-// without "=FILE" is refused with the option named (exit 2).
+// without "=FILE" is refused with the option named (exit 2). It runs
+// busy-polling (--idle-nap-us 0): with the fake clock one poll is one tick
+// whether or not the loop sleeps, so the frames and times are those of the
+// default naps.
 //
 // argv[1]: path of ufab-core, or empty when DPDK was not found (exit 77).
 #include <unistd.h>
@@ -126,7 +129,9 @@ int main(int argc, char** argv) {
   args.insert(args.end(), {"--", "--fake-clock", std::to_string(kTick), "--burst", "1", "--exit-after-idle-ms",
                            "300", "--stats-interval", "0", "--route", "10.9.9.9=2", "--down-ports",
                            std::to_string(kDownPort), "--port-caps", "10G,10G,10G,1G", "--queue-bytes", "65536",
-                           "--capture", "0=" + dir + "/capture0.pcap"});
+                           "--capture", "0=" + dir + "/capture0.pcap",
+                           // busy-poll: the fake clock makes the result the same as with naps
+                           "--idle-nap-us", "0"});
   const itest::RunResult r = itest::run_with_deadline(args, dir + "/stdout.txt", dir + "/stderr.txt", 40);
   for (const char* base : {"/var/run/dpdk/", "/tmp/dpdk/"}) fs::remove_all(std::string(base) + prefix);
   const std::string out = itest::read_file(dir + "/stdout.txt");
@@ -134,6 +139,7 @@ int main(int argc, char** argv) {
   ITEST_CHECK(!r.timed_out, "ufab-core did not exit within 40 s");
   ITEST_CHECK(r.exit_code == 0, "ufab-core exit code %d; stderr: %s", r.exit_code,
         itest::read_file(dir + "/stderr.txt").c_str());
+  ITEST_CHECK(out.find("ufab-core naps: busy-poll\n") != std::string::npos, "--idle-nap-us 0 is printed as busy-poll");
 
   // The reference: the same model, in process, at the same times.
   swmodel::SwitchModel model(model_config());
