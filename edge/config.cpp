@@ -158,9 +158,11 @@ std::string port_list(const std::vector<uint16_t>& ports) {
   return s;
 }
 
-PathCfg path(const Where& w, const YAML::Node& n, const std::string& field, size_t index, const EdgeConfig& c) {
+// default_port: the port a path that names none leaves on.
+PathCfg path(const Where& w, const YAML::Node& n, const std::string& field, size_t index, const EdgeConfig& c,
+             uint16_t default_port) {
   PathCfg p;
-  p.port = c.fabric_port;
+  p.port = default_port;
   if (n.IsSequence()) {
     p.labels = labels(w, n, field);
   } else {
@@ -202,7 +204,6 @@ void load_edge(const Where& w, const YAML::Node& e, EdgeConfig& c) {
   } else {
     c.fabric_ports.push_back(static_cast<uint16_t>(u64(w, fp, "edge.fabric_port", 0, 1023)));
   }
-  c.fabric_port = c.fabric_ports[0];
   c.ip = ipv4(w, w.need(e, "ip", "edge"), "edge.ip");
   c.mac = mac(w, w.need(e, "mac", "edge"), "edge.mac");
   if (e["udp_port"]) c.udp_port = static_cast<uint16_t>(u64(w, e["udp_port"], "edge.udp_port", 1, 65535));
@@ -376,8 +377,9 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
       const YAML::Node ps = w.need(n, "paths", f);
       if (!ps.IsSequence() || ps.size() == 0 || ps.size() > kMaxCandidatePaths)
         w.fail(ps, f + ".paths", "must be a list of 1.." + std::to_string(kMaxCandidatePaths) + " paths");
-      for (size_t i = 0; i < ps.size(); ++i) h.paths.push_back(path(w, ps[i], f + ".paths[" + std::to_string(i) + "]", i, c));
-      h.reply_path = n["reply_path"] ? path(w, n["reply_path"], f + ".reply_path", 0, c) : h.paths[0];
+      for (size_t i = 0; i < ps.size(); ++i) h.paths.push_back(path(w, ps[i], f + ".paths[" + std::to_string(i) + "]", i, c, c.fabric_port()));
+      // A reply path leaves where paths[0] does unless it names its port.
+      h.reply_path = n["reply_path"] ? path(w, n["reply_path"], f + ".reply_path", 0, c, h.paths[0].port) : h.paths[0];
       c.hosts.push_back(std::move(h));
     });
 

@@ -64,7 +64,7 @@ struct EdgeConfig {
   // leaves on the one it names (PathCfg::port), by default the first.
   static constexpr size_t kMaxFabricPorts = 8;
   std::vector<uint16_t> fabric_ports{0};
-  uint16_t fabric_port = 0;  // fabric_ports[0]: the paths' default uplink
+  uint16_t fabric_port() const { return fabric_ports[0]; }  // the paths' default uplink
   bool is_fabric_port(uint16_t p) const {
     for (const uint16_t f : fabric_ports)
       if (f == p) return true;

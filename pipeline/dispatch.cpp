@@ -14,12 +14,13 @@ namespace ufab::pipeline {
 
 namespace {
 
-// The worker owning a frame that arrived on `port`; s.worker when the frame
-// names no local VM (it is then dropped here, under its reason).
-uint16_t owner_of(const EdgeState& s, uint16_t port, const rte_mbuf* m) {
+// The worker owning a frame that arrived on `port` (a fabric port when
+// `fabric`); s.worker when the frame names no local VM (it is then dropped
+// here, under its reason).
+uint16_t owner_of(const EdgeState& s, uint16_t port, bool fabric, const rte_mbuf* m) {
   const auto* d = rte_pktmbuf_mtod(m, const uint8_t*);
   const uint32_t len = rte_pktmbuf_data_len(m);
-  if (s.cfg.is_fabric_port(port)) {
+  if (fabric) {
     wire::FrameView v;
     if (wire::parse_frame(std::span<const uint8_t>(d, len), v, s.cfg.udp_port) != wire::WireError::ok) return s.worker;
     return s.layout.owner_of_wire_pair(v.shim.pair_id, s.worker);
@@ -65,11 +66,12 @@ uint32_t poll_port(EdgeState& s, uint16_t port, Nanos now) {
     return n;
   }
   // Split by owner, keeping each owner's frames in arrival order.
+  const bool fabric = s.cfg.is_fabric_port(port);  // once per burst
   rte_mbuf* mine[TxBuffer::kCap];
   uint16_t k = 0;
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
-    const uint16_t w = owner_of(s, port, m);
+    const uint16_t w = owner_of(s, port, fabric, m);
     if (w == s.worker) {
       mine[k++] = m;
       continue;

@@ -215,12 +215,12 @@ void install_offload(std::span<EdgeState* const> shards) {
     }
     print_port(stdout, port, po, 0);
   }
+  const auto build_control = [&](FlowRule& r, size_t) {
+    build_control_rule(r, ControlRuleSpec{s.cfg.ip, s.cfg.udp_port, 0});
+  };
   for (const uint16_t fp : s.cfg.fabric_ports) {
     PortOffload& po = o.ports[fp];
-    const auto build = [&](FlowRule& r, size_t) {
-      build_control_rule(r, ControlRuleSpec{s.cfg.ip, s.cfg.udp_port, 0});
-    };
-    if (try_form(fp, po, 1, build)) po.mode = OffloadMode::steer;
+    if (try_form(fp, po, 1, build_control)) po.mode = OffloadMode::steer;
     print_port(stdout, fp, po, 0);
   }
   std::fflush(stdout);

@@ -31,7 +31,7 @@ size_t encap_burst(EdgeState& s, rte_mbuf* const* pkts, const uint32_t* lens, co
   const PairMeta* const meta = s.meta.data();
   const HostRoutes* const hosts = s.hosts.data();
   TxBuffer* const tx = s.tx.data();
-  TxBuffer& uplink = tx[s.cfg.fabric_port];
+  TxBuffer& uplink = tx[s.cfg.fabric_port()];
   const bool open_window = !s.cfg.window_gating;
   size_t sent = 0;
   for (size_t i = 0; i < n; ++i) {

@@ -224,12 +224,12 @@ void Dataplane::run(const LoopConfig& cfg, const dpdk::TscClock& clock, const vo
       rte_pause();
       continue;
     }
-    Nanos nap = cfg.idle_nap;
+    Nanos nap = cfg.idle_nap;  // nothing queued: the whole nap, however short
     if (stats_.queued != 0) {
       const Nanos wait = cfg.fake_clock_ns != 0 ? 0 : next_departure(now);
-      nap = wait == UINT64_MAX ? 0 : std::min<Nanos>(wait, cfg.idle_nap);
+      nap = wait == UINT64_MAX || wait <= cfg.min_nap ? 0 : std::min<Nanos>(wait, cfg.idle_nap);
     }
-    if (nap > cfg.min_nap) {
+    if (nap != 0) {
       const timespec ts{0, static_cast<long>(nap)};
       nanosleep(&ts, nullptr);
     } else {

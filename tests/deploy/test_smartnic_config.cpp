@@ -19,7 +19,7 @@ const std::string kFile = std::string(UFAB_SOURCE_ROOT) + "/deploy/examples/smar
 
 TEST(SmartnicConfig, LoadsWithTheEdgeLoader) {
   const ufab::edge::EdgeConfig cfg = ufab::edge::load_config(kFile);
-  EXPECT_EQ(cfg.fabric_port, 0);
+  EXPECT_EQ(cfg.fabric_port(), 0);
   ASSERT_EQ(cfg.tenants.size(), 2u);
   EXPECT_EQ(cfg.tenants[0].vni, 100u);
   EXPECT_DOUBLE_EQ(cfg.tenants[0].guarantee_bps, 5e9);

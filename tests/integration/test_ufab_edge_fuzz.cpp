@@ -142,7 +142,7 @@ struct Fuzz : EdgeRig {
     s.stats.ports[port].rx += ms.size();
     for (rte_mbuf* m : ms) s.stats.ports[port].rx_bytes += rte_pktmbuf_pkt_len(m);
     if (port == 1)
-      pipeline::fabric_frames(s, s.cfg.fabric_port, ms.data(), static_cast<uint16_t>(ms.size()), now);
+      pipeline::fabric_frames(s, s.cfg.fabric_port(), ms.data(), static_cast<uint16_t>(ms.size()), now);
     else
       pipeline::vm_frames(s, port, ms.data(), static_cast<uint16_t>(ms.size()), now);
     ms.clear();

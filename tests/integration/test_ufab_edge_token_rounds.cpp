@@ -90,7 +90,7 @@ struct Rig : EdgeRig {
       if (m == nullptr) return {};
       ms.push_back(m);
     }
-    pipeline::fabric_frames(s, s.cfg.fabric_port, ms.data(), static_cast<uint16_t>(ms.size()), now);
+    pipeline::fabric_frames(s, s.cfg.fabric_port(), ms.data(), static_cast<uint16_t>(ms.size()), now);
     std::vector<wire::Message> out;
     for (rte_mbuf* m : fabric_tx()) {
       const std::span<const uint8_t> fr(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m));

@@ -12,6 +12,9 @@
 //    data frame of c1 -> a1, decapsulated to the VM port unchanged; and a
 //    truncated frame, counted as malformed under port 2 (the port it came in
 //    on), not port 1.
+//  - Port 1 receives a data frame of b1 -> a1, decapsulated to the VM port
+//    unchanged. With two workers port 1 is polled by worker 1 and a1 is
+//    worker 0's: the frame crosses to its owner through worker 0's ring.
 //  - rx + generated == tx + queued + dropped + absorbed.
 // Run once on one lcore and once with a control lcore and two workers (each
 // fabric port then polled by its own worker).
@@ -33,7 +36,7 @@ using namespace ufab::itest;
 
 constexpr uint32_t kA1 = 0xc0a80001, kB1 = 0xc0a80002, kC1 = 0xc0a80003;  // 192.168.0.1 / .2 / .3
 constexpr uint32_t kEdge = 0x0a000001, kHostB = 0x0a000002, kHostC = 0x0a000003;
-constexpr uint32_t kPairAB = 1u << 16 | 2, kPairAC = 1u << 16 | 3, kPairCA = 3u << 16 | 1;
+constexpr uint32_t kPairAB = 1u << 16 | 2, kPairAC = 1u << 16 | 3, kPairCA = 3u << 16 | 1, kPairBA = 2u << 16 | 1;
 
 const char* kConfig = R"(edge:
   fabric_port: [1, 2]
@@ -131,17 +134,24 @@ int main(int argc, char** argv) {
   Frame cut = ufab_frame(kHostC, 100, kPairCA, route({0}), wire::kNextData, inner);
   cut.resize(45);
   fab2_in.push_back(cut);
+  const Frame inner_b = vm_frame(kB1, kA1, 2001, 410, 8);
+  const std::vector<Frame> fab1_in = {ufab_frame(kHostB, 100, kPairBA, route({0}), wire::kNextData, inner_b)};
 
   // One lcore, then a control lcore and two workers: worker 0 owns a1 and
   // polls the VM port, so port 1 goes to worker 1 and port 2 to worker 0 (the
   // fewest ports so far, ties to the lower worker; pipeline/layout.cpp).
   for (const bool two : {false, true}) {
     const PortsEdgeRun run =
-        run_edge_on_port_pcaps(argv[1], dir, two ? "up2" : "up1", kConfig, {vm_in, {}, fab2_in}, two);
-    if (two)
+        run_edge_on_port_pcaps(argv[1], dir, two ? "up2" : "up1", kConfig, {vm_in, fab1_in, fab2_in}, two);
+    if (two) {
       ITEST_CHECK(run.out.find("ufab-edge rx port=1 mode=dispatch queues=1 rx_worker=1") != std::string::npos &&
                       run.out.find("ufab-edge rx port=2 mode=dispatch queues=1 rx_worker=0") != std::string::npos,
                   "two workers: port 1 polled by worker 1, port 2 by worker 0");
+      // b1 -> a1's data frame: taken by worker 1 from port 1, handed to worker 0.
+      auto w0 = parse_line(run.out, "ufab-edge worker=0 "), w1 = parse_line(run.out, "ufab-edge worker=1 ");
+      ITEST_CHECK(w1["handed_off"] == 1 && w0["taken_over"] == 1, "hand-off: worker 1 handed_off=%llu, worker 0 taken_over=%llu",
+                  static_cast<unsigned long long>(w1["handed_off"]), static_cast<unsigned long long>(w0["taken_over"]));
+    }
     auto f = run.final;
     // The start-up lines name each port's role.
     const auto role = [&](int port) {
@@ -153,12 +163,13 @@ int main(int argc, char** argv) {
     };
     ITEST_CHECK(role(0) == "VM side" && role(1) == "fabric" && role(2) == "fabric", "roles: %s / %s / %s",
                 role(0).c_str(), role(1).c_str(), role(2).c_str());
-    ITEST_CHECK(f["rx"] == vm_in.size() + fab2_in.size(), "rx=%llu", static_cast<unsigned long long>(f["rx"]));
+    ITEST_CHECK(f["rx"] == vm_in.size() + fab1_in.size() + fab2_in.size(), "rx=%llu",
+                static_cast<unsigned long long>(f["rx"]));
     ITEST_CHECK(f["conserved"] == 1 && f["rx"] + f["generated"] == f["tx"] + f["queued"] + f["dropped"] + f["absorbed"],
                 "conservation");
     ITEST_CHECK(f["encap"] == 8 && f["queued"] == 0, "encap=%llu queued=%llu", static_cast<unsigned long long>(f["encap"]),
                 static_cast<unsigned long long>(f["queued"]));
-    ITEST_CHECK(f["reflected"] == 1 && f["decap"] == 1 && f["drop.malformed"] == 1, "reflected/decap/malformed");
+    ITEST_CHECK(f["reflected"] == 1 && f["decap"] == 2 && f["drop.malformed"] == 1, "reflected/decap/malformed");
 
     // Port 1: a1 -> b1's 5 data frames and probes, and the response to hC.
     const Seen p1 = check_port(run.port_out[1], 1, kPairAB, kHostB, 5, kPairCA, 7);
@@ -170,13 +181,13 @@ int main(int argc, char** argv) {
     ITEST_CHECK(p2.data == 3 && p2.probes >= 1 && p2.responses == 0,
                 "port 2: %zu data frames (want 3), %zu probes (want >= 1), %zu responses (want 0)", p2.data, p2.probes,
                 p2.responses);
-    ITEST_CHECK(run.port_out[0].size() == 1 && run.port_out[0][0] == inner,
-                "VM port got %zu frames, want the inner frame of c1 -> a1 unchanged", run.port_out[0].size());
+    ITEST_CHECK(same_frames({inner, inner_b}, run.port_out[0]),
+                "VM port got %zu frames, want the inner frames of c1 -> a1 and b1 -> a1 unchanged", run.port_out[0].size());
 
     // Per-port counters: what came in on port 2 and was bad is counted there.
     auto port1 = parse_line(run.out, "ufab-edge port=1 ");
     auto port2 = parse_line(run.out, "ufab-edge port=2 ");
-    ITEST_CHECK(port2["rx"] == 3 && port2["drop.malformed"] == 1 && port1["rx"] == 0 && port1["drop.malformed"] == 0,
+    ITEST_CHECK(port2["rx"] == 3 && port2["drop.malformed"] == 1 && port1["rx"] == 1 && port1["drop.malformed"] == 0,
                 "port 2 rx=%llu malformed=%llu; port 1 rx=%llu malformed=%llu",
                 static_cast<unsigned long long>(port2["rx"]), static_cast<unsigned long long>(port2["drop.malformed"]),
                 static_cast<unsigned long long>(port1["rx"]), static_cast<unsigned long long>(port1["drop.malformed"]));

@@ -40,7 +40,7 @@ std::vector<uint16_t> ports_of(const ufab::edge::HostCfg& h) {
 TEST(EdgeUplinksConfig, OnePortIsEveryPathsUplink) {
   const EdgeConfig c = parse_config(config("1", "0", "[[1]]", "paths: [[2], {labels: [3], port: 1}]"), "t.yaml");
   EXPECT_EQ(c.fabric_ports, std::vector<uint16_t>{1});
-  EXPECT_EQ(c.fabric_port, 1);
+  EXPECT_EQ(c.fabric_port(), 1);
   EXPECT_TRUE(c.is_fabric_port(1));
   EXPECT_FALSE(c.is_fabric_port(0));
   EXPECT_EQ(ports_of(c.hosts[0]), std::vector<uint16_t>{1});
@@ -53,7 +53,7 @@ TEST(EdgeUplinksConfig, AListNamesSeveralUplinksAndPathsPickOne) {
       config("[2, 1]", "0", "[[1], {labels: [2], port: 1}]", "paths: [{labels: [3], port: 1}], reply_path: {labels: [4], port: 2}"),
       "t.yaml");
   EXPECT_EQ(c.fabric_ports, (std::vector<uint16_t>{2, 1}));
-  EXPECT_EQ(c.fabric_port, 2);  // the first: the paths' default
+  EXPECT_EQ(c.fabric_port(), 2);  // the first: the paths' default
   EXPECT_TRUE(c.is_fabric_port(1));
   EXPECT_TRUE(c.is_fabric_port(2));
   EXPECT_FALSE(c.is_fabric_port(0));
@@ -61,6 +61,20 @@ TEST(EdgeUplinksConfig, AListNamesSeveralUplinksAndPathsPickOne) {
   EXPECT_EQ(ports_of(c.hosts[1]), std::vector<uint16_t>{1});
   EXPECT_EQ(c.hosts[1].reply_path.port, 2);
   EXPECT_EQ(c.hosts[0].reply_path.port, 2);  // hB's first path
+}
+
+TEST(EdgeUplinksConfig, AReplyPathLeavesWherePathsZeroDoesUnlessItNamesAPort) {
+  // fabric_port: [2, 1]; hC's paths[0] is on port 1, not the first fabric port.
+  const std::string paths_c = "paths: [{labels: [3], port: 1}, [5]]";
+  const EdgeConfig omitted = parse_config(config("[2, 1]", "0", "[[1]]", paths_c), "t.yaml");
+  EXPECT_EQ(ports_of(omitted.hosts[1]), (std::vector<uint16_t>{1, 2}));
+  EXPECT_EQ(omitted.hosts[1].reply_path.port, 1);
+  const EdgeConfig listed = parse_config(config("[2, 1]", "0", "[[1]]", paths_c + ", reply_path: [4]"), "t.yaml");
+  EXPECT_EQ(listed.hosts[1].reply_path.port, 1);
+  EXPECT_EQ(listed.hosts[1].reply_path.labels, std::vector<uint16_t>{4});
+  const EdgeConfig named =
+      parse_config(config("[2, 1]", "0", "[[1]]", paths_c + ", reply_path: {labels: [4], port: 2}"), "t.yaml");
+  EXPECT_EQ(named.hosts[1].reply_path.port, 2);
 }
 
 TEST(EdgeUplinksConfig, BadUplinksNameFileLineAndField) {
