@@ -40,9 +40,9 @@ uint16_t owner_of(const EdgeState& s, uint16_t port, bool fabric, const rte_mbuf
   return vm == HashTable::kMiss ? s.worker : s.layout.vm_owner[vm];
 }
 
-void handle(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now) {
+void handle(EdgeState& s, uint16_t port, bool fabric, rte_mbuf* const* pkts, uint16_t n, Nanos now) {
   if (n == 0) return;
-  if (s.cfg.is_fabric_port(port))
+  if (fabric)
     fabric_frames(s, port, pkts, n, now);
   else
     vm_frames(s, port, pkts, n, now);
@@ -61,12 +61,12 @@ uint32_t poll_port(EdgeState& s, uint16_t port, Nanos now) {
   ps.rx += n;
   if (own_queue) s.stats.rxq_polled += n;
   for (uint16_t i = 0; i < n; ++i) ps.rx_bytes += rte_pktmbuf_pkt_len(pkts[i]);
+  const bool fabric = s.cfg.is_fabric_port(port);  // once per burst
   if (s.layout.workers() == 1) {
-    handle(s, port, pkts, n, now);
+    handle(s, port, fabric, pkts, n, now);
     return n;
   }
   // Split by owner, keeping each owner's frames in arrival order.
-  const bool fabric = s.cfg.is_fabric_port(port);  // once per burst
   rte_mbuf* mine[TxBuffer::kCap];
   uint16_t k = 0;
   for (uint16_t i = 0; i < n; ++i) {
@@ -86,7 +86,7 @@ uint32_t poll_port(EdgeState& s, uint16_t port, Nanos now) {
       rte_pktmbuf_free(m);
     }
   }
-  handle(s, port, mine, k, now);
+  handle(s, port, fabric, mine, k, now);
   return n;
 }
 
@@ -99,7 +99,7 @@ uint32_t poll_ring(EdgeState& s, Nanos now) {
   for (unsigned i = 0; i < n;) {
     unsigned j = i + 1;
     while (j < n && pkts[j]->port == pkts[i]->port) ++j;
-    handle(s, pkts[i]->port, pkts + i, static_cast<uint16_t>(j - i), now);
+    handle(s, pkts[i]->port, s.cfg.is_fabric_port(pkts[i]->port), pkts + i, static_cast<uint16_t>(j - i), now);
     i = j;
   }
   return n;

@@ -133,11 +133,8 @@ uint32_t worker_step(WorkerCtx& w, Nanos now) {
 // busy-polls. The control lcore of a layout with workers sleeps between
 // its rounds instead (run()).
 void nap(WorkerCtx& w) {
-  if (++w.idle_polls < 256) {
-    rte_pause();
-    return;
-  }
-  const Nanos n = w.s->queued() != 0 ? w.queued_nap : w.idle_nap;  // read only when a nap is due
+  // The queue count is read only when a nap is due (after 256 empty polls).
+  const Nanos n = ++w.idle_polls < 256 ? 0 : w.s->queued() != 0 ? w.queued_nap : w.idle_nap;
   if (n == 0) {
     rte_pause();
     return;

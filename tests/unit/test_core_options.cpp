@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "p4/softswitch/options.hpp"
+#include "tests/unit/option_words.hpp"
 
 namespace {
 
@@ -14,20 +15,11 @@ using ufab::core::CoreOptions;
 using ufab::core::OptionError;
 
 CoreOptions parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "ufab-core");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  return ufab::core::parse_options(std::span<char*>(argv.data(), args.size()));
+  return ufab::testing::parse_words(ufab::core::parse_options, "ufab-core", std::move(args));
 }
 
 std::string error_of(std::vector<std::string> args) {
-  try {
-    parse(std::move(args));
-  } catch (const OptionError& e) {
-    return e.what();
-  }
-  return "";
+  return ufab::testing::error_of_words<OptionError>(ufab::core::parse_options, "ufab-core", std::move(args));
 }
 
 TEST(CoreOptions, Defaults) {

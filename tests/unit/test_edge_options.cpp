@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "edge/options.hpp"
+#include "tests/unit/option_words.hpp"
 
 namespace {
 
@@ -13,20 +14,11 @@ using ufab::edge::EdgeOptions;
 using ufab::edge::OptionError;
 
 EdgeOptions parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "ufab-edge");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  return ufab::edge::parse_options(std::span<char*>(argv.data(), args.size()));
+  return ufab::testing::parse_words(ufab::edge::parse_options, "ufab-edge", std::move(args));
 }
 
 std::string error_of(std::vector<std::string> args) {
-  try {
-    parse(std::move(args));
-  } catch (const OptionError& e) {
-    return e.what();
-  }
-  return "";
+  return ufab::testing::error_of_words<OptionError>(ufab::edge::parse_options, "ufab-edge", std::move(args));
 }
 
 TEST(EdgeOptions, Defaults) {
