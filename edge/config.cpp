@@ -287,7 +287,12 @@ VmCfg load_vm(const Where& w, const YAML::Node& n, const std::string& f, const E
     v.port = static_cast<uint16_t>(u64(w, w.need(n, "port", f), f + ".port", 0, 1023));
     if (c.is_fabric_port(v.port)) w.fail(n["port"], f + ".port", "is a fabric port");
   } else {
-    if (n["mac"]) v.mac = mac(w, n["mac"], f + ".mac");
+    // The MAC this edge answers ARP requests for the VM's address with
+    // (pipeline/vm_arp.cpp): its vNIC's, so one a VM may send to.
+    if (n["mac"]) {
+      v.mac = mac(w, n["mac"], f + ".mac");
+      if (v.mac == Mac{} || (v.mac[0] & 1) != 0) w.fail(n["mac"], f + ".mac", "must be a unicast MAC, not all zeros");
+    }
     const YAML::Node h = w.need(n, "host", f);
     const std::string hn = scalar(w, h, f + ".host");
     bool found = false;
@@ -386,6 +391,11 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
     each(w, root, "remote_vms", [&](const YAML::Node& n, const std::string& f) {
       VmCfg v = load_vm(w, n, f, c, false);
       if (!ids.insert(v.id).second) w.fail(n["id"], f + ".id", "duplicate VM id " + std::to_string(v.id));
+      // A pair to the local VM's own address, and an ARP answer to its
+      // gratuitous announcements (pipeline/vm_arp.cpp), would follow.
+      for (const VmCfg& l : c.vms)
+        if (l.vni == v.vni && l.ip == v.ip)
+          w.fail(n["ip"], f + ".ip", "local VM " + l.name + " of tenant " + std::to_string(v.vni) + " has this IP");
       c.remote_vms.push_back(std::move(v));
     });
   } catch (const YAML::Exception& e) {  // e.g. a key that is not a scalar

@@ -33,7 +33,7 @@ struct VmCfg {
   std::string name;
   uint16_t id = 0;              // fabric-wide VM id, 1..65535 (wire pair id = src id << 16 | dst id)
   uint32_t vni = 0;             // its tenant
-  Mac mac{};
+  Mac mac{};                    // its vNIC's MAC; remote VMs: optional (all zero: none), the proxy ARP answer
   uint32_t ip = 0;              // host order
   uint16_t port = 0;            // local VMs: the DPDK port of its vNIC
   uint16_t vlan = 0;            // local VMs: its tenant's VLAN id (0: untagged); with QinQ the C-VLAN id

@@ -39,6 +39,13 @@ wire::SourceRoute to_route(const std::vector<uint16_t>& labels) {
   return r;
 }
 
+// Remote VMs with a MAC (remote_vms[].mac; all zero: none given).
+uint32_t count_arp_targets(const edge::EdgeConfig& c) {
+  uint32_t n = 0;
+  for (const edge::VmCfg& v : c.remote_vms) n += v.mac != edge::Mac{};
+  return n;
+}
+
 std::string unique(const char* what) {
   static unsigned n = 0;
   return std::string("ufab_") + what + std::to_string(n++);
@@ -65,6 +72,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       wire_pairs(unique("wp"), static_cast<uint32_t>(std::max<size_t>(n_pairs, 1)), sizeof(uint32_t)),
       host_by_ip(unique("host"), static_cast<uint32_t>(c.hosts.size()), sizeof(uint32_t)),
       incoming_tbl(unique("in"), c.max_incoming, sizeof(IncomingKey)),
+      arp_targets(unique("arp"), std::max<uint32_t>(count_arp_targets(c), 1), sizeof(VmKey)),
       timers(static_cast<uint32_t>(n_pairs), std::max<Nanos>(c.token_period_ns, 1)),
       gate_(std::make_unique<HostMigrationGate>(c.params.freeze_max_rtts, c.seed + w)) {
   // Each worker paces its share of the NIC rate; the bucket holds two
@@ -101,6 +109,13 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
     hr.reply_port = h.reply_path.port;
     host_by_ip.add(&h.ip, static_cast<uint32_t>(hosts.size()));
     hosts.push_back(std::move(hr));
+  }
+
+  for (size_t r = 0; r < c.remote_vms.size(); ++r) {
+    const edge::VmCfg& rv = c.remote_vms[r];
+    const VmKey k{rv.vni, rte_cpu_to_be_32(rv.ip)};
+    if (rv.mac != edge::Mac{} && !arp_targets.add(&k, static_cast<uint32_t>(r)))
+      throw std::runtime_error("ARP target table full");
   }
 
   vm_pairs.resize(c.vms.size());

@@ -145,6 +145,10 @@ class EdgeState {
   HashTable wire_pairs;  // wire pair id -> pair (responses)
   HashTable host_by_ip;  // outer IP (host order) -> host (reflection)
   HashTable incoming_tbl;  // IncomingKey -> incoming slot
+  // VmKey (VNI, IP) -> remote VM, for every remote VM with a MAC
+  // (remote_vms[].mac): the addresses a VM's ARP request is answered for
+  // (vm_arp.cpp; every worker answers the requests it receives).
+  HashTable arp_targets;
   std::vector<Incoming> incoming;
 
   // Algorithm 1 exchange with the control lcore (token_share.hpp).

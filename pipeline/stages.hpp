@@ -4,6 +4,7 @@
 //                   another worker's VMs/pairs to its ring; this worker's ring;
 //                   the TX rings of ports this worker transmits for
 //   vm_rx.cpp       VM-side frames -> classify (cache, rte_hash) -> scheduler enqueue
+//   vm_arp.cpp      a VM's ARP request answered in a remote VM's name (proxy ARP)
 //   sched_tx.cpp    scheduler dequeue under each pair's window -> encap -> fabric TX
 //   control_tx.cpp  a pair's control messages (probe every L_w bytes, queries,
 //                   finish) into fresh mbufs; a pair's window and acks into the scheduler
@@ -22,6 +23,7 @@
 #include "control/clock.hpp"
 #include "edge/dpdk/tsc_clock.hpp"
 #include "pipeline/edge_state.hpp"
+#include "pipeline/vlan.hpp"
 
 namespace ufab::pipeline {
 
@@ -30,6 +32,9 @@ uint32_t poll_ring(EdgeState& s, Nanos now);
 uint32_t drain_tx_rings(EdgeState& s);
 
 void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now);
+// A VM's ARP frame, its tenant's tags (`tags`) stripped: answered in a
+// remote VM's name on `port`, or dropped (vm_arp.cpp, proxy ARP).
+void vm_arp(EdgeState& s, uint16_t port, rte_mbuf* m, const VlanTags& tags);
 void fabric_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now);
 uint32_t sched_tx(EdgeState& s, Nanos now);
 // Data frames the scheduler let go (dequeued, or bypassed on arrival) to the

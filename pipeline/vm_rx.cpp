@@ -16,7 +16,8 @@
 // here (the fabric carries the VNI) and a VLAN id no tenant has is dropped
 // as unknown_vlan. A QinQ frame (S-tag, then C-tag) likewise by (port, S, C,
 // source IP, destination IP); an S-tag without a C-tag, or an (S, C) no
-// tenant has, is unknown_vlan too.
+// tenant has, is unknown_vlan too. An ARP frame goes to vm_arp (proxy ARP:
+// a request for a remote VM of the tenant is answered in its name).
 #include <rte_ethdev.h>
 #include <rte_hash_crc.h>
 #include <rte_mbuf.h>
@@ -24,6 +25,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "pipeline/arp.hpp"
 #include "pipeline/not_ufab.hpp"
 #include "pipeline/stages.hpp"
 #include "pipeline/vlan.hpp"
@@ -140,6 +142,10 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
         // spoofing; anything else parse_frame refuses is a broken frame.
         s.stats.drop(port, e == wire::WireError::ok ? Drop::spoofed : Drop::malformed);
         rte_pktmbuf_free(m);
+        continue;
+      }
+      if (len >= kEth && arp::is_arp(d)) {
+        vm_arp(s, port, m, tags);  // answered in a remote VM's name, or dropped
         continue;
       }
       if (unlikely(len < kEth + 20 || d[12] != 0x08 || d[13] != 0x00)) {

@@ -33,6 +33,20 @@ Frame vm_frame(uint32_t src_ip, uint32_t dst_ip, uint16_t sport, size_t payload,
   return f;
 }
 
+Frame tagged(const Frame& untagged, uint16_t vid) {
+  Frame f = untagged;
+  const uint8_t tag[4] = {0x81, 0x00, static_cast<uint8_t>(vid >> 8), static_cast<uint8_t>(vid)};
+  f.insert(f.begin() + 12, tag, tag + 4);
+  return f;
+}
+
+Frame qinq(const Frame& untagged, uint16_t svid, uint16_t cvid, bool c_tag) {
+  Frame f = c_tag ? tagged(untagged, cvid) : untagged;
+  const uint8_t tag[4] = {0x88, 0xa8, static_cast<uint8_t>(svid >> 8), static_cast<uint8_t>(svid)};
+  f.insert(f.begin() + 12, tag, tag + 4);
+  return f;
+}
+
 std::vector<std::string> edge_eal(const std::string& prefix, const char* lcores) {
   return {"--no-huge", "--no-pci", "-m", "256", "-l", lcores, "--file-prefix", prefix, "--log-level", "error"};
 }

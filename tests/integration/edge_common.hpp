@@ -15,6 +15,12 @@ namespace ufab::itest {
 // Ethernet/IPv4/UDP from src_ip:sport to dst_ip:9 (not the uFAB port) with
 // `payload` bytes of a pattern seeded by `seed`.
 Frame vm_frame(uint32_t src_ip, uint32_t dst_ip, uint16_t sport, size_t payload, uint8_t seed);
+// An untagged frame with an 802.1Q tag (TPID 0x8100, PCP 0) for VLAN vid
+// inserted after its MACs.
+Frame tagged(const Frame& untagged, uint16_t vid);
+// The same with QinQ tags: an S-tag (TPID 0x88a8) for svid, then a C-tag
+// (0x8100) for cvid; with c_tag false only the S-tag.
+Frame qinq(const Frame& untagged, uint16_t svid, uint16_t cvid, bool c_tag = true);
 
 std::vector<std::string> edge_eal(const std::string& prefix, const char* lcores);
 // edge_eal with three lcores on the machine's two cores ("--lcores

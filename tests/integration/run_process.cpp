@@ -1,6 +1,7 @@
 #include "tests/integration/run_process.hpp"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,6 +59,16 @@ std::string read_file(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::string shell_output(const std::string& cmd) {
+  std::string out;
+  if (FILE* f = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    while (const size_t n = fread(buf, 1, sizeof(buf), f)) out.append(buf, n);
+    pclose(f);
+  }
+  return out;
 }
 
 }  // namespace ufab::itest

@@ -21,5 +21,7 @@ RunResult run_with_deadline(const std::vector<std::string>& argv, const std::str
                             const std::string& stderr_path, int deadline_s);
 
 std::string read_file(const std::string& path);
+// What `cmd` (run by /bin/sh) prints on stdout.
+std::string shell_output(const std::string& cmd);
 
 }  // namespace ufab::itest

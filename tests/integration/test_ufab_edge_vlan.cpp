@@ -89,23 +89,6 @@ remote_vms:
   - {name: a3, id: 5, tenant: 300, ip: 192.168.0.1, host: hA}
 )";
 
-// vm_frame with an 802.1Q tag (TPID 0x8100, PCP 0) for VLAN vid.
-Frame tagged(const Frame& untagged, uint16_t vid) {
-  Frame f = untagged;
-  const uint8_t tag[4] = {0x81, 0x00, static_cast<uint8_t>(vid >> 8), static_cast<uint8_t>(vid)};
-  f.insert(f.begin() + 12, tag, tag + 4);
-  return f;
-}
-
-// vm_frame with QinQ tags: an S-tag (TPID 0x88a8) for svid, then a C-tag
-// (0x8100) for cvid; with c_tag false only the S-tag.
-Frame qinq(const Frame& untagged, uint16_t svid, uint16_t cvid, bool c_tag = true) {
-  Frame f = c_tag ? tagged(untagged, cvid) : untagged;
-  const uint8_t tag[4] = {0x88, 0xa8, static_cast<uint8_t>(svid >> 8), static_cast<uint8_t>(svid)};
-  f.insert(f.begin() + 12, tag, tag + 4);
-  return f;
-}
-
 unsigned long long U(uint64_t v) { return static_cast<unsigned long long>(v); }
 
 // Runs ufab-edge on two net_pcap ports until idle; its stdout.

@@ -77,15 +77,7 @@ remote_vms:
 std::string g_ns_e, g_ns_p;
 
 int sh(const std::string& cmd) { return std::system(cmd.c_str()); }
-std::string sh_out(const std::string& cmd) {
-  std::string out;
-  if (FILE* f = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    while (const size_t n = fread(buf, 1, sizeof(buf), f)) out.append(buf, n);
-    pclose(f);
-  }
-  return out;
-}
+std::string sh_out(const std::string& cmd) { return shell_output(cmd); }
 
 void remove_namespaces() {
   if (!g_ns_e.empty()) sh("ip netns del " + g_ns_e + " 2>/dev/null");

@@ -94,15 +94,7 @@ extern "C" void on_term(int) {
   _exit(1);
 }
 
-std::string sh(const std::string& cmd) {
-  std::string out;
-  if (FILE* f = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    while (const size_t n = fread(buf, 1, sizeof(buf), f)) out.append(buf, n);
-    pclose(f);
-  }
-  return out;
-}
+std::string sh(const std::string& cmd) { return shell_output(cmd); }
 
 std::string vsctl(const std::string& args) {
   return sh("ovs-vsctl --db=unix:" + g_dir + "/ovs/run/db.sock --timeout=10 " + args + " 2>/dev/null");
