@@ -67,6 +67,22 @@ int spawn_two_worker_pcap_edge(const std::string& exe, const std::string& prefix
   return spawn(cmd, dir + "/out", dir + "/err");
 }
 
+Spawned spawn_switch_between_edges(const std::string& core, const std::string& prefix, const std::string& dir,
+                                   int seconds, const std::vector<std::string>& extra) {
+  std::vector<std::string> sw = {core};
+  for (const std::string& s : edge_eal(prefix, "1")) sw.push_back(s);
+  sw.insert(sw.end(), {"--vdev", "net_memif0,role=server,socket=" + dir + "/a.sock", "--vdev",
+                       "net_memif1,role=client,socket=" + dir + "/b.sock", "--", "--stats-interval", "0"});
+  sw.insert(sw.end(), extra.begin(), extra.end());
+  Spawned r;
+  r.pid = spawn(sw, dir + "/c.out", dir + "/c.err");
+  // ufab-core's start-up lines are buffered in its file: wait for its
+  // listening socket instead, then for its ports to be started.
+  r.ready = wait_for_text("/proc/net/unix", dir + "/a.sock", seconds);
+  if (r.ready) std::this_thread::sleep_for(std::chrono::seconds(1));
+  return r;
+}
+
 std::vector<char*> c_argv(std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());

@@ -32,6 +32,18 @@ std::vector<std::string> edge_eal_three_lcores(const std::string& prefix);
 // out, dir/edge.yaml, no periodic stats, a 300 ms stop timeout; stdout and
 // stderr in dir/out and dir/err. Returns its pid.
 int spawn_two_worker_pcap_edge(const std::string& exe, const std::string& prefix, const std::string& dir);
+// ufab-core between two edges over memif, as the two-edge tests run it
+// (edge B first, the memif server on dir/b.sock; then this; then edge A, a
+// client of dir/a.sock): on lcore 1, port 0 the server on dir/a.sock,
+// port 1 a client of dir/b.sock, no periodic stats, `extra` options after
+// those; stdout and stderr in dir/c.out and dir/c.err. Waits (at most
+// `seconds`) for its socket to listen, then 1 s for its ports to start.
+struct Spawned {
+  int pid = -1;
+  bool ready = false;  // the switch listens on dir/a.sock
+};
+Spawned spawn_switch_between_edges(const std::string& core, const std::string& prefix, const std::string& dir,
+                                   int seconds, const std::vector<std::string>& extra = {});
 // args as a C argv (null-terminated; points into args, which must outlive
 // it), for dpdk::Eal in a test's own process.
 std::vector<char*> c_argv(std::vector<std::string>& args);

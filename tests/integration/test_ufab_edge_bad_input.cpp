@@ -69,10 +69,14 @@ int main(int argc, char** argv) {
   vm_in.push_back(control(kA1, route({1}), message(wire::MsgType::probe, kPairOut, 64, {1})));  // spoofed
   vm_in.push_back(data(kA1, kPairOut, route({1}), 100));                                         // spoofed
   vm_in.push_back(truncated(data(kA1, kPairOut, route({1}), 100), 45));                          // malformed
-  Frame arp(60, 0);
+  Frame arp(60, 0);  // an ARP frame of zeros: not IPv4 over Ethernet (htype 0, ptype 0)
   arp[12] = 0x08;
   arp[13] = 0x06;
-  vm_in.push_back(arp);                                       // not_ipv4
+  vm_in.push_back(arp);                                       // malformed (proxy ARP reads it, vm_arp.cpp)
+  Frame ipv6(60, 0);
+  ipv6[12] = 0x86;
+  ipv6[13] = 0xdd;
+  vm_in.push_back(ipv6);                                      // not_ipv4
   vm_in.push_back(vm_frame(0xc0a80009, kB1, 1000, 100, 1));  // unknown_pair (no VM .9 on this port)
 
   // Fabric side.
@@ -96,7 +100,7 @@ int main(int argc, char** argv) {
   ITEST_CHECK(f["conserved"] == 1 && f["rx"] + f["generated"] == f["tx"] + f["queued"] + f["dropped"] + f["absorbed"],
               "conservation");
   ITEST_CHECK(f["drop.spoofed"] == 2, "spoofed=%llu", static_cast<unsigned long long>(f["drop.spoofed"]));
-  ITEST_CHECK(f["drop.malformed"] == 3, "malformed=%llu", static_cast<unsigned long long>(f["drop.malformed"]));
+  ITEST_CHECK(f["drop.malformed"] == 4, "malformed=%llu", static_cast<unsigned long long>(f["drop.malformed"]));
   ITEST_CHECK(f["drop.not_ipv4"] == 1, "not_ipv4");
   ITEST_CHECK(f["drop.not_ufab"] == 1, "not_ufab");
   ITEST_CHECK(f["drop.unknown_pair"] == 3, "unknown_pair=%llu", static_cast<unsigned long long>(f["drop.unknown_pair"]));

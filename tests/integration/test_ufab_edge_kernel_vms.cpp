@@ -173,13 +173,9 @@ int main(int argc, char** argv) {
   const int pid_b = spawn(edge_cmd(edge, pb, "0", g_host_if[1], "role=server,socket=" + dir + "/b.sock", dir + "/B.yaml"),
                           dir + "/b.out", dir + "/b.err");
   ITEST_CHECK(wait_for_text(dir + "/b.out", "VM-pairs", 15), "edge B did not start");
-  std::vector<std::string> sw = {core};
-  for (const std::string& s : edge_eal(pc, "1")) sw.push_back(s);
-  sw.insert(sw.end(), {"--vdev", "net_memif0,role=server,socket=" + dir + "/a.sock", "--vdev",
-                       "net_memif1,role=client,socket=" + dir + "/b.sock", "--", "--stats-interval", "0"});
-  const int pid_c = spawn(sw, dir + "/c.out", dir + "/c.err");
-  ITEST_CHECK(wait_for_text("/proc/net/unix", dir + "/a.sock", 15), "the switch does not listen");
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const Spawned sw = spawn_switch_between_edges(core, pc, dir, 15);
+  const int pid_c = sw.pid;
+  ITEST_CHECK(sw.ready, "the switch does not listen");
   const int pid_a = spawn(edge_cmd(edge, pa, "1", g_host_if[0], "role=client,socket=" + dir + "/a.sock", dir + "/A.yaml"),
                           dir + "/a.out", dir + "/a.err");
   ITEST_CHECK(wait_for_text(dir + "/a.out", "VM-pairs", 15), "edge A did not start");

@@ -147,15 +147,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> b = edge_cmd(edge, pb, "0", dir, "B", "role=server,socket=" + dir + "/b.sock");
   const int pid_b = spawn(b, dir + "/b.out", dir + "/b.err");
   ITEST_CHECK(wait_for_text(dir + "/b.out", "VM-pairs", 15), "edge B did not start");
-  std::vector<std::string> sw = {core};
-  for (const std::string& s : edge_eal(pc, "1")) sw.push_back(s);
-  sw.insert(sw.end(), {"--vdev", "net_memif0,role=server,socket=" + dir + "/a.sock", "--vdev",
-                       "net_memif1,role=client,socket=" + dir + "/b.sock", "--", "--stats-interval", "0"});
-  const int pid_c = spawn(sw, dir + "/c.out", dir + "/c.err");
-  // ufab-core's start-up lines are buffered in its file: wait for its
-  // listening socket instead, then for port 0 to be started.
-  ITEST_CHECK(wait_for_text("/proc/net/unix", dir + "/a.sock", 15), "the switch does not listen");
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const Spawned sw = spawn_switch_between_edges(core, pc, dir, 15);
+  const int pid_c = sw.pid;
+  ITEST_CHECK(sw.ready, "the switch does not listen");
   std::vector<std::string> a = edge_cmd(edge, pa, "1", dir, "A", "role=client,socket=" + dir + "/a.sock");
   a.insert(a.end(), {"--exit-after-idle-ms", "1500"});
   const int pid_a = spawn(a, dir + "/a.out", dir + "/a.err");

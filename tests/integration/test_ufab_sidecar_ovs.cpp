@@ -373,16 +373,11 @@ int main(int argc, char** argv) {
   g_pids.push_back(pid_b);
   ITEST_CHECK(wait_for_text(d + "/b.out", "VM-pairs", 60), "edge B did not start: %s", read_file(d + "/b.err").c_str());
   if (g_failures != 0) return abandon(d);
-  std::vector<std::string> sw = {core};
-  for (const std::string& s : edge_eal(pc, "1")) sw.push_back(s);
-  sw.insert(sw.end(), {"--vdev", "net_memif0,role=server,socket=" + d + "/a.sock", "--vdev",
-                       "net_memif1,role=client,socket=" + d + "/b.sock", "--", "--stats-interval", "0",
-                       "--capture", "0=" + d + "/fabricA.pcap"});
-  const int pid_c = spawn(sw, d + "/c.out", d + "/c.err");
+  const Spawned sw = spawn_switch_between_edges(core, pc, d, 30, {"--capture", "0=" + d + "/fabricA.pcap"});
+  const int pid_c = sw.pid;
   g_pids.push_back(pid_c);
-  ITEST_CHECK(wait_for_text("/proc/net/unix", d + "/a.sock", 30), "the switch does not listen");
+  ITEST_CHECK(sw.ready, "the switch does not listen");
   if (g_failures != 0) return abandon(d);
-  std::this_thread::sleep_for(std::chrono::seconds(1));
   const int pid_a = spawn(edge_cmd(edge, pa, "1", d, "A", "role=client,socket=" + d + "/a.sock"), d + "/a.out", d + "/a.err");
   g_pids.push_back(pid_a);
   ITEST_CHECK(wait_for_text(d + "/a.out", "VM-pairs", 60), "edge A did not start: %s", read_file(d + "/a.err").c_str());
