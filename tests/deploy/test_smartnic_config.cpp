@@ -35,7 +35,8 @@ TEST(SmartnicConfig, LoadsWithTheEdgeLoader) {
   EXPECT_EQ(cfg.hosts[0].base_rtt_ns, 12'000u);
   EXPECT_EQ(cfg.hosts[1].paths.size(), 2u);
   EXPECT_EQ(cfg.hosts[1].paths[1].labels, (std::vector<uint16_t>{2, 6, 2}));
-  EXPECT_EQ(cfg.remote_vms.size(), 3u);
+  ASSERT_EQ(cfg.remote_vms.size(), 3u);
+  for (const auto& rv : cfg.remote_vms) EXPECT_NE(rv.mac, ufab::edge::Mac{}) << rv.name << ": a MAC for proxy ARP";
   EXPECT_EQ(cfg.mbufs, 65535u);
 }
 
