@@ -1,5 +1,6 @@
 #include "edge/config.hpp"
 
+#include <arpa/inet.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
@@ -123,6 +124,20 @@ uint32_t ipv4(const Where& w, const YAML::Node& n, const std::string& field) {
     b = e + 1;
   }
   return ip;
+}
+
+// A unicast IPv6 address a VM may have: not unspecified, loopback,
+// multicast (ff00::/8) or link-local (fe80::/10: every vNIC has its own,
+// and the fabric carries a tenant's configured addresses only).
+Ip6 ipv6(const Where& w, const YAML::Node& n, const std::string& field) {
+  const std::string s = scalar(w, n, field);
+  Ip6 a{};
+  if (inet_pton(AF_INET6, s.c_str(), a.data()) != 1) w.fail(n, field, "'" + s + "' is not an IPv6 address");
+  Ip6 loopback{};
+  loopback[15] = 1;
+  if (a == Ip6{} || a == loopback || a[0] == 0xff || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80))
+    w.fail(n, field, "'" + s + "' is not a unicast global or unique-local IPv6 address");
+  return a;
 }
 
 Mac mac(const Where& w, const YAML::Node& n, const std::string& field) {
@@ -272,9 +287,9 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
 
 VmCfg load_vm(const Where& w, const YAML::Node& n, const std::string& f, const EdgeConfig& c, bool local) {
   if (local)
-    w.only_keys(n, f, {"name", "id", "tenant", "mac", "ip", "port"});
+    w.only_keys(n, f, {"name", "id", "tenant", "mac", "ip", "ip6", "port"});
   else
-    w.only_keys(n, f, {"name", "id", "tenant", "mac", "ip", "host"});
+    w.only_keys(n, f, {"name", "id", "tenant", "mac", "ip", "ip6", "host"});
   VmCfg v;
   v.name = scalar(w, w.need(n, "name", f), f + ".name");
   v.id = static_cast<uint16_t>(u64(w, w.need(n, "id", f), f + ".id", 1, 65535));
@@ -282,6 +297,7 @@ VmCfg load_vm(const Where& w, const YAML::Node& n, const std::string& f, const E
   v.vni = static_cast<uint32_t>(u64(w, t, f + ".tenant", 0, (1u << 24) - 1));
   if (c.tenant(v.vni) == nullptr) w.fail(t, f + ".tenant", "no tenant with vni " + std::to_string(v.vni));
   v.ip = ipv4(w, w.need(n, "ip", f), f + ".ip");
+  if (n["ip6"]) v.ip6 = ipv6(w, n["ip6"], f + ".ip6");
   if (local) {
     v.mac = mac(w, w.need(n, "mac", f), f + ".mac");
     v.port = static_cast<uint16_t>(u64(w, w.need(n, "port", f), f + ".port", 0, 1023));
@@ -359,6 +375,7 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
 
     std::set<uint32_t> ids;
     std::set<std::tuple<uint16_t, uint32_t, uint32_t>> port_ips;  // (port, S-VLAN:VLAN, IP) names a local VM
+    std::set<std::tuple<uint16_t, uint32_t, Ip6>> port_ip6s;       // and (port, S-VLAN:VLAN, IPv6)
     each(w, root, "vms", [&](const YAML::Node& n, const std::string& f) {
       VmCfg v = load_vm(w, n, f, c, true);
       v.vlan = c.tenant(v.vni)->vlan;
@@ -366,6 +383,9 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
       if (!ids.insert(v.id).second) w.fail(n["id"], f + ".id", "duplicate VM id " + std::to_string(v.id));
       if (!port_ips.insert({v.port, uint32_t{v.svlan} << 16 | v.vlan, v.ip}).second)
         w.fail(n["ip"], f + ".ip", v.vlan != 0 ? "another VM on this port and VLAN has this IP" : "another VM on this port has this IP");
+      if (v.ip6 != Ip6{} && !port_ip6s.insert({v.port, uint32_t{v.svlan} << 16 | v.vlan, v.ip6}).second)
+        w.fail(n["ip6"], f + ".ip6",
+               v.vlan != 0 ? "another VM on this port and VLAN has this IPv6 address" : "another VM on this port has this IPv6 address");
       c.vms.push_back(std::move(v));
     });
     if (c.vms.empty()) w.fail(root, "vms", "at least one local VM is needed");
@@ -393,9 +413,12 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
       if (!ids.insert(v.id).second) w.fail(n["id"], f + ".id", "duplicate VM id " + std::to_string(v.id));
       // A pair to the local VM's own address, and an ARP answer to its
       // gratuitous announcements (pipeline/vm_arp.cpp), would follow.
-      for (const VmCfg& l : c.vms)
+      for (const VmCfg& l : c.vms) {
         if (l.vni == v.vni && l.ip == v.ip)
           w.fail(n["ip"], f + ".ip", "local VM " + l.name + " of tenant " + std::to_string(v.vni) + " has this IP");
+        if (v.ip6 != Ip6{} && l.vni == v.vni && l.ip6 == v.ip6)
+          w.fail(n["ip6"], f + ".ip6", "local VM " + l.name + " of tenant " + std::to_string(v.vni) + " has this IPv6 address");
+      }
       c.remote_vms.push_back(std::move(v));
     });
   } catch (const YAML::Exception& e) {  // e.g. a key that is not a scalar

@@ -19,6 +19,7 @@
 namespace ufab::edge {
 
 using Mac = std::array<uint8_t, 6>;
+using Ip6 = std::array<uint8_t, 16>;  // network order, as in the frames
 
 struct TenantCfg {
   uint32_t vni = 0;             // tenant id on the wire (24 bits)
@@ -35,6 +36,7 @@ struct VmCfg {
   uint32_t vni = 0;             // its tenant
   Mac mac{};                    // its vNIC's MAC; remote VMs: optional (all zero: none), the proxy ARP answer
   uint32_t ip = 0;              // host order
+  Ip6 ip6{};                    // optional IPv6 address (all zero: none); its IPv6 frames are the pair's too
   uint16_t port = 0;            // local VMs: the DPDK port of its vNIC
   uint16_t vlan = 0;            // local VMs: its tenant's VLAN id (0: untagged); with QinQ the C-VLAN id
   uint16_t svlan = 0;           // local VMs: its tenant's QinQ S-VLAN id (0: no S-tag)

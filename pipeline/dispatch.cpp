@@ -29,14 +29,23 @@ uint16_t owner_of(const EdgeState& s, uint16_t port, bool fabric, const rte_mbuf
   if (s.offload.marks(port) && (m->ol_flags & RTE_MBUF_F_RX_FDIR_ID) != 0 &&
       mark_worker(m->hash.fdir.hi) < s.layout.workers())
     return mark_worker(m->hash.fdir.hi);
-  // The source VM: (port, VLAN, source IP); an 802.1Q tag moves the IPv4
-  // header 4 bytes, QinQ tags 8.
+  // The source VM: (port, VLAN, source IP); an 802.1Q tag moves the IP
+  // header 4 bytes, QinQ tags 8. Anything else (ARP, a solicitation from a
+  // link-local address) is answered by the worker that has it.
+  // IPv6: (port, VLAN, source IPv6 address), the header's bytes 8-23.
   const VlanTags tags = read_tags(d, len);
-  ClassifyKey key{port, tags.vlan, 0, 0, tags.svlan};
   const uint32_t l2 = 14 + tags.n * kVlanTagBytes;
-  if (len < l2 + 20 || d[l2 - 2] != 0x08 || d[l2 - 1] != 0x00) return s.worker;
-  std::memcpy(&key.src_ip, d + l2 + 12, 4);
-  const uint32_t vm = s.vm_src.lookup(&key);
+  uint32_t vm = HashTable::kMiss;
+  if (len >= l2 + 20 && d[l2 - 2] == 0x08 && d[l2 - 1] == 0x00) {
+    ClassifyKey key{port, tags.vlan, 0, 0, tags.svlan};
+    std::memcpy(&key.src_ip, d + l2 + 12, 4);
+    vm = s.vm_src.lookup(&key);
+  } else if (len >= l2 + 40 && d[l2 - 2] == 0x86 && d[l2 - 1] == 0xdd) {
+    VmSrc6Key key{};
+    key.port = port, key.vlan = tags.vlan, key.svlan = tags.svlan;
+    std::memcpy(key.ip.data(), d + l2 + 8, 16);
+    vm = s.ip6.vm_src.lookup(&key);
+  }
   return vm == HashTable::kMiss ? s.worker : s.layout.vm_owner[vm];
 }
 

@@ -23,12 +23,13 @@ HierSchedulerConfig sched_config(const edge::EdgeConfig& c, size_t n_pairs) {
   return s;
 }
 
-// Pairs of the local VMs `worker` owns.
-size_t count_pairs(const edge::EdgeConfig& c, const Layout& l, uint16_t worker) {
+// Pairs of the local VMs `worker` owns; with ip6_only, those whose two VMs have IPv6.
+size_t count_pairs(const edge::EdgeConfig& c, const Layout& l, uint16_t worker, bool ip6_only = false) {
   size_t n = 0;
   for (size_t v = 0; v < c.vms.size(); ++v)
     if (l.vm_owner[v] == worker)
-      for (const edge::VmCfg& r : c.remote_vms) n += c.vms[v].vni == r.vni;
+      for (const edge::VmCfg& r : c.remote_vms)
+        n += c.vms[v].vni == r.vni && (!ip6_only || (c.vms[v].ip6 != edge::Ip6{} && r.ip6 != edge::Ip6{}));
   return n;
 }
 
@@ -46,10 +47,7 @@ uint32_t count_arp_targets(const edge::EdgeConfig& c) {
   return n;
 }
 
-std::string unique(const char* what) {
-  static unsigned n = 0;
-  return std::string("ufab_") + what + std::to_string(n++);
-}
+std::string unique(const char* what) { return HashTable::unique_name(what); }
 
 }  // namespace
 
@@ -73,6 +71,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       host_by_ip(unique("host"), static_cast<uint32_t>(c.hosts.size()), sizeof(uint32_t)),
       incoming_tbl(unique("in"), c.max_incoming, sizeof(IncomingKey)),
       arp_targets(unique("arp"), std::max<uint32_t>(count_arp_targets(c), 1), sizeof(VmKey)),
+      ip6(c, static_cast<uint32_t>(count_pairs(c, l, w, true))),
       timers(static_cast<uint32_t>(n_pairs), std::max<Nanos>(c.token_period_ns, 1)),
       gate_(std::make_unique<HostMigrationGate>(c.params.freeze_max_rtts, c.seed + w)) {
   // Each worker paces its share of the NIC rate; the bucket holds two
@@ -152,6 +151,8 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       sched.add_pair(idx, m.tenant, c.window_gating ? 0 : HierScheduler<rte_mbuf*>::kMaxWindow);
       const ClassifyKey ck{l.port, l.vlan, rte_cpu_to_be_32(l.ip), rte_cpu_to_be_32(rv.ip), l.svlan};
       if (!classify.add(&ck, idx) || !wire_pairs.add(&m.wire_id, idx)) throw std::runtime_error("pair table full");
+      if (l.ip6 != edge::Ip6{} && rv.ip6 != edge::Ip6{} && !ip6.add_pair(l, rv, idx))
+        throw std::runtime_error("IPv6 pair table full");
       vm_pairs[v].push_back(idx);
     }
   }

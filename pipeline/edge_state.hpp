@@ -28,6 +28,7 @@
 #include "pipeline/flow_offload.hpp"
 #include "pipeline/hash_table.hpp"
 #include "pipeline/history.hpp"
+#include "pipeline/ipv6_tables.hpp"
 #include "pipeline/layout.hpp"
 #include "pipeline/stats.hpp"
 #include "pipeline/token_share.hpp"
@@ -149,6 +150,7 @@ class EdgeState {
   // (remote_vms[].mac): the addresses a VM's ARP request is answered for
   // (vm_arp.cpp; every worker answers the requests it receives).
   HashTable arp_targets;
+  Ipv6Tables ip6;  // the same for IPv6: classification, decapsulation, dispatch, neighbour discovery
   std::vector<Incoming> incoming;
 
   // Algorithm 1 exchange with the control lcore (token_share.hpp).

@@ -2,7 +2,8 @@
 // its RX lcore to the worker owning the pair, dispatch.cpp), each frame parsed once
 // (wire::parse_frame) and then, by the shim's `next`:
 //  - data: the encapsulation is stripped and the tenant's inner frame goes to
-//    the port of the local VM that owns (VNI, inner destination IP), with
+//    the port of the local VM that owns (VNI, inner destination IPv4 or
+//    IPv6 address), with
 //    its tenant's 802.1Q tag (or QinQ tags) inserted when the tenant has a
 //    VLAN (vlan.hpp);
 //  - probe or finish: answered in place (the same mbuf) as a response carrying
@@ -35,12 +36,22 @@ void drop(EdgeState& s, uint16_t port, rte_mbuf* m, Drop why) {
 void deliver(EdgeState& s, uint16_t port, rte_mbuf* m, const wire::FrameView& v) {
   const uint8_t* inner = rte_pktmbuf_mtod(m, const uint8_t*) + v.payload_offset;
   if (unlikely(v.payload_len < 14 + 20)) return drop(s, port, m, Drop::malformed);
-  // Only IPv4 inner frames have a destination VM (ARP and IPv6 are not
-  // handled by this version).
-  if (unlikely(inner[12] != 0x08 || inner[13] != 0x00)) return drop(s, port, m, Drop::unknown_vm);
-  VmKey key{v.shim.vni, 0};
-  std::memcpy(&key.ip, inner + 30, 4);
-  const uint32_t vm = s.local_vms.lookup(&key);
+  // IPv4 and IPv6 inner frames have a destination VM: the local VM of
+  // (VNI, destination address). ARP never crosses the fabric (vm_arp.cpp).
+  uint32_t vm;
+  if (likely(inner[12] == 0x08 && inner[13] == 0x00)) {
+    VmKey key{v.shim.vni, 0};
+    std::memcpy(&key.ip, inner + 30, 4);
+    vm = s.local_vms.lookup(&key);
+  } else if (inner[12] == 0x86 && inner[13] == 0xdd) {
+    if (unlikely(v.payload_len < 14 + 40)) return drop(s, port, m, Drop::malformed);
+    Vm6Key key{};
+    key.vni = v.shim.vni;
+    std::memcpy(key.ip.data(), inner + 14 + 24, 16);
+    vm = s.ip6.local_vms.lookup(&key);
+  } else {
+    return drop(s, port, m, Drop::unknown_vm);
+  }
   if (unlikely(vm == HashTable::kMiss)) return drop(s, port, m, Drop::unknown_vm);
   rte_pktmbuf_adj(m, static_cast<uint16_t>(v.payload_offset));
   if (const uint32_t extra = rte_pktmbuf_pkt_len(m) - static_cast<uint32_t>(v.payload_len); extra != 0)

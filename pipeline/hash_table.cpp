@@ -27,6 +27,11 @@ HashTable::HashTable(const std::string& name, uint32_t entries, uint32_t key_len
 
 HashTable::~HashTable() { rte_hash_free(h_); }
 
+std::string HashTable::unique_name(const char* what) {
+  static unsigned n = 0;  // tables are made on the main lcore, before the workers start
+  return std::string("ufab_") + what + std::to_string(n++);
+}
+
 bool HashTable::add(const void* key, uint32_t value) {
   if (rte_hash_add_key_data(h_, key, reinterpret_cast<void*>(static_cast<uintptr_t>(value))) != 0) return false;
   ++n_;

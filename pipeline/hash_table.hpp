@@ -18,6 +18,8 @@ class HashTable {
 
   // The table's hash of a key (rte_hash_function); nullptr: rte_hash_crc.
   using HashFn = uint32_t (*)(const void* key, uint32_t key_len, uint32_t init);
+  // A table name no other table of the process has: "ufab_<what><n>".
+  static std::string unique_name(const char* what);
   // Throws std::runtime_error naming the table. name must be unique in the process.
   HashTable(const std::string& name, uint32_t entries, uint32_t key_len, HashFn hash = nullptr);
   ~HashTable();

@@ -5,6 +5,7 @@
 //                   the TX rings of ports this worker transmits for
 //   vm_rx.cpp       VM-side frames -> classify (cache, rte_hash) -> scheduler enqueue
 //   vm_arp.cpp      a VM's ARP request answered in a remote VM's name (proxy ARP)
+//   vm_ipv6.cpp     a VM's IPv6 frames: classified and queued; neighbour solicitations answered
 //   sched_tx.cpp    scheduler dequeue under each pair's window -> encap -> fabric TX
 //   control_tx.cpp  a pair's control messages (probe every L_w bytes, queries,
 //                   finish) into fresh mbufs; a pair's window and acks into the scheduler
@@ -35,6 +36,9 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
 // A VM's ARP frame, its tenant's tags (`tags`) stripped: answered in a
 // remote VM's name on `port`, or dropped (vm_arp.cpp, proxy ARP).
 void vm_arp(EdgeState& s, uint16_t port, rte_mbuf* m, const VlanTags& tags);
+// A VM's IPv6 frame, tags stripped likewise: a neighbour solicitation
+// answered or dropped, any other frame classified and queued (vm_ipv6.cpp).
+void vm_ipv6(EdgeState& s, uint16_t port, rte_mbuf* m, const VlanTags& tags, Nanos now);
 void fabric_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now);
 uint32_t sched_tx(EdgeState& s, Nanos now);
 // Data frames the scheduler let go (dequeued, or bypassed on arrival) to the

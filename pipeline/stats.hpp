@@ -33,6 +33,8 @@ enum class Drop : uint8_t {
   unknown_vlan,    // an 802.1Q-tagged VM frame whose VLAN id names no tenant
   arp_unanswered,  // a VM's ARP frame the edge does not answer (vm_arp.cpp): not a request, not from the VM's
                    // own address, an announcement, or for an address no remote VM of the tenant with a MAC has
+  nd_unanswered,   // a VM's neighbour solicitation the edge does not answer (vm_ipv6.cpp): duplicate address
+                   // detection, a sender MAC no local VM has there, or a target no remote VM with a MAC has
   count_,
 };
 inline constexpr size_t kDrops = static_cast<size_t>(Drop::count_);
@@ -50,6 +52,7 @@ struct EdgeStats {
   uint64_t absorbed = 0;         // responses/finish-acks/failures handed to a VmPair
   uint64_t encapsulated = 0, decapsulated = 0, reflected = 0;
   uint64_t arp_replied = 0;      // VM ARP requests answered in a remote VM's name (proxy ARP, vm_arp.cpp)
+  uint64_t nd_replied = 0;       // VM neighbour solicitations answered in a remote VM's name (vm_ipv6.cpp)
   uint64_t token_rounds = 0;
   uint64_t token_rounds_stretched = 0;  // Control::stretched
   uint64_t token_vm_assignments = 0;    // Control::vms_assigned: sender VMs recomputed (inputs changed)

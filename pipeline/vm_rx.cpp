@@ -17,7 +17,8 @@
 // as unknown_vlan. A QinQ frame (S-tag, then C-tag) likewise by (port, S, C,
 // source IP, destination IP); an S-tag without a C-tag, or an (S, C) no
 // tenant has, is unknown_vlan too. An ARP frame goes to vm_arp (proxy ARP:
-// a request for a remote VM of the tenant is answered in its name).
+// a request for a remote VM of the tenant is answered in its name), an
+// IPv6 frame to vm_ipv6 (queued into its pair; neighbour discovery proxy).
 #include <rte_ethdev.h>
 #include <rte_hash_crc.h>
 #include <rte_mbuf.h>
@@ -26,6 +27,7 @@
 #include <cstring>
 
 #include "pipeline/arp.hpp"
+#include "pipeline/nd.hpp"
 #include "pipeline/not_ufab.hpp"
 #include "pipeline/stages.hpp"
 #include "pipeline/vlan.hpp"
@@ -142,6 +144,10 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
         // spoofing; anything else parse_frame refuses is a broken frame.
         s.stats.drop(port, e == wire::WireError::ok ? Drop::spoofed : Drop::malformed);
         rte_pktmbuf_free(m);
+        continue;
+      }
+      if (len >= kEth && nd::is_ipv6(d)) {
+        vm_ipv6(s, port, m, tags, now);  // queued into its pair, or a solicitation answered, or dropped
         continue;
       }
       if (len >= kEth && arp::is_arp(d)) {

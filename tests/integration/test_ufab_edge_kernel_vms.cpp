@@ -1,17 +1,22 @@
 // Two VMs with real network stacks through two ufab-edges and a ufab-core
-// (issue 4: the VM side, proxy ARP). Each "VM" is a Linux network namespace
-// with one veth (its vNIC: the configured MAC and address, 192.168.0.1/24 and
-// .2/24, no static neighbour entry, transmit checksums done in software as a
-// VM's virtio-net would without offloads); the veth's other end is the
-// edge's VM-side port (net_af_packet). The edges' fabric ports are memifs to
-// the switch, as in ufab_edge_round_trip. Checked:
-//  - `ping` from VM a to VM b: every echo answered (ARP for 192.168.0.2 and,
-//    on b's side, for .1 answered by the edges in the remote VM's name);
-//  - a's neighbour table holds b at the MAC remote_vms[].mac gives;
-//  - a TCP stream of 4 MB from a to b arrives whole (byte count and SHA-256);
-//  - both edges answered ARP (arp_replied >= 1), encapsulated and
-//    decapsulated, and conserve every frame (rx + generated == tx + queued
-//    + dropped + absorbed); the switch forwarded.
+// (issue 4: the VM side; proxy ARP, IPv6 and its neighbour discovery
+// proxy). Each "VM" is a Linux network namespace with one veth (its vNIC:
+// the configured MAC and addresses, 192.168.0.1/24 and fd00::1/64, .2 and
+// ::2 for the other; no static neighbour entry; transmit checksums done in
+// software as a VM's virtio-net would without offloads); the veth's other
+// end is the edge's VM-side port (net_af_packet). The edges' fabric ports
+// are memifs to the switch, as in ufab_edge_round_trip. Checked:
+//  - `ping` and `ping -6` from VM a to VM b: every echo answered (ARP for
+//    192.168.0.2 and neighbour solicitations for fd00::2 and, on b's side,
+//    for a's addresses, answered by the edges in the remote VM's name);
+//  - a's neighbour tables hold b at the MAC remote_vms[].mac gives;
+//  - a TCP stream of 4 MB from a to b over IPv4, and another over IPv6,
+//    arrive whole (byte count and SHA-256);
+//  - both edges answered ARP and solicitations (arp_replied, nd_replied
+//    >= 1), encapsulated and decapsulated, and conserve every frame (rx +
+//    generated == tx + queued + dropped + absorbed; the kernels' router
+//    solicitations, MLD reports and duplicate address detection are
+//    dropped under their reasons).
 // Needs root (namespaces), ip, ping, ethtool and python3; otherwise it skips
 // and says which is missing.
 //
@@ -64,13 +69,13 @@ params:
 tenants:
   - {vni: 100, guarantee_gbps: 1}
 vms:
-  - {name: %c, id: %d, tenant: 100, mac: "02:00:00:00:0%c:01", ip: 192.168.0.%d, port: 0}
+  - {name: %c, id: %d, tenant: 100, mac: "02:00:00:00:0%c:01", ip: 192.168.0.%d, ip6: "fd00::%d", port: 0}
 hosts:
   - {name: peer, ip: 10.0.0.%d, mac: "02:00:00:00:00:0%d", base_rtt_us: 1000, paths: [[%s]]}
 remote_vms:
-  - {name: %c, id: %d, tenant: 100, mac: "02:00:00:00:0%c:01", ip: 192.168.0.%d, host: peer}
+  - {name: %c, id: %d, tenant: 100, mac: "02:00:00:00:0%c:01", ip: 192.168.0.%d, ip6: "fd00::%d", host: peer}
 )",
-                me, me, vm, me, vm, me, peer, peer, label, other, peer, other, peer);
+                me, me, vm, me, vm, me, me, peer, peer, label, other, peer, other, peer, peer);
   return buf;
 }
 
@@ -83,10 +88,11 @@ std::vector<std::string> edge_cmd(const std::string& exe, const std::string& pre
   return c;
 }
 
+// argv[1]: the address to listen on (IPv4 or IPv6).
 const char* kSink = R"(import hashlib, socket, sys
-s = socket.socket()
+s = socket.socket(socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("192.168.0.2", 5001))
+s.bind((sys.argv[1], 5001))
 s.listen(1)
 s.settimeout(30)
 print("listening", flush=True)
@@ -102,9 +108,10 @@ while True:
 print(n, h.hexdigest(), flush=True)
 )";
 
-const char* kSource = R"(import hashlib, socket
+// argv[1]: the address to connect to.
+const char* kSource = R"(import hashlib, socket, sys
 data = bytes((i * 7 + i // 251) & 0xff for i in range(4 << 20))
-s = socket.create_connection(("192.168.0.2", 5001), timeout=30)
+s = socket.create_connection((sys.argv[1], 5001), timeout=30)
 s.sendall(data)
 s.close()
 print(len(data), hashlib.sha256(data).hexdigest(), flush=True)
@@ -146,12 +153,12 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 2; ++i) {
     const std::string ns = g_ns[i], vnic = i == 0 ? "va" : "vb", h = g_host_if[i];
     const std::string mac = i == 0 ? "02:00:00:00:0a:01" : "02:00:00:00:0b:01";
-    const std::string ip = i == 0 ? "192.168.0.1/24" : "192.168.0.2/24";
+    const std::string ip = i == 0 ? "192.168.0.1/24" : "192.168.0.2/24", ip6 = i == 0 ? "fd00::1/64" : "fd00::2/64";
     setup = setup && sh("ip netns add " + ns + " && ip link add " + h + " type veth peer name " + vnic + " netns " + ns +
-                        " && ip netns exec " + ns + " sysctl -qw net.ipv6.conf.all.disable_ipv6=1" +
                         " && sysctl -qw net.ipv6.conf." + h + ".disable_ipv6=1" +
                         " && ip -n " + ns + " link set " + vnic + " address " + mac +
                         " && ip -n " + ns + " addr add " + ip + " dev " + vnic +
+                        " && ip -n " + ns + " addr add " + ip6 + " dev " + vnic + " nodad" +
                         " && ip netns exec " + ns + " ethtool -K " + vnic + " tx off sg off tso off gso off >/dev/null" +
                         " && ethtool -K " + h + " gro off >/dev/null" +
                         " && ip -n " + ns + " link set lo up && ip -n " + ns + " link set " + vnic + " up" +
@@ -181,26 +188,31 @@ int main(int argc, char** argv) {
   ITEST_CHECK(wait_for_text(dir + "/a.out", "VM-pairs", 15), "edge A did not start");
   std::this_thread::sleep_for(std::chrono::seconds(1));
 
-  // ping: ARP on both sides, then the echoes.
-  const std::string ping = shell_output("ip netns exec " + g_ns[0] + " ping -c 5 -i 0.2 -W 5 192.168.0.2 2>&1");
-  std::printf("ping:\n%s", ping.c_str());
-  ITEST_CHECK(ping.find("5 packets transmitted, 5 received") != std::string::npos, "every echo answered");
-  const std::string neigh = shell_output("ip -n " + g_ns[0] + " neigh show 192.168.0.2");
-  std::printf("a's neighbour entry: %s", neigh.c_str());
-  ITEST_CHECK(neigh.find("lladdr 02:00:00:00:0b:01") != std::string::npos, "a resolved b to remote_vms[].mac");
+  for (const char* b : {"192.168.0.2", "fd00::2"}) {
+    // ping: ARP or neighbour discovery on both sides, then the echoes.
+    const std::string ping = shell_output("ip netns exec " + g_ns[0] + " ping -c 5 -i 0.2 -W 5 " + b + " 2>&1");
+    std::printf("ping %s:\n%s", b, ping.c_str());
+    ITEST_CHECK(ping.find("5 packets transmitted, 5 received") != std::string::npos, "%s: every echo answered", b);
+    const std::string neigh = shell_output("ip -n " + g_ns[0] + " neigh show " + b);
+    std::printf("a's neighbour entry: %s", neigh.c_str());
+    ITEST_CHECK(neigh.find("lladdr 02:00:00:00:0b:01") != std::string::npos, "a resolved %s to remote_vms[].mac", b);
 
-  // TCP, 4 MB a -> b.
-  const int pid_sink = spawn({"/bin/sh", "-c", "exec ip netns exec " + g_ns[1] + " python3 " + dir + "/sink.py"},
-                             dir + "/sink.out", dir + "/sink.err");
-  ITEST_CHECK(wait_for_text(dir + "/sink.out", "listening", 15), "the TCP sink did not start");
-  const RunResult src = run_with_deadline({"/bin/sh", "-c", "exec ip netns exec " + g_ns[0] + " python3 " + dir + "/source.py"},
-                                          dir + "/source.out", dir + "/source.err", 60);
-  const RunResult sink = wait_with_deadline(pid_sink, 60);
-  const std::string sent = read_file(dir + "/source.out"), got = read_file(dir + "/sink.out");
-  std::printf("TCP sent: %sTCP received: %s", sent.c_str(), got.c_str());
-  ITEST_CHECK(src.exit_code == 0 && sink.exit_code == 0, "TCP source exit %d (%s), sink exit %d (%s)", src.exit_code,
-              read_file(dir + "/source.err").c_str(), sink.exit_code, read_file(dir + "/sink.err").c_str());
-  ITEST_CHECK(!sent.empty() && got.find(sent) != std::string::npos, "the 4 MB arrived whole");
+    // TCP, 4 MB a -> b.
+    const std::string tag_b = std::string(b).find(':') != std::string::npos ? "6" : "4";
+    const std::string sink_out = dir + "/sink" + tag_b + ".out", source_out = dir + "/source" + tag_b + ".out";
+    const int pid_sink = spawn({"/bin/sh", "-c", "exec ip netns exec " + g_ns[1] + " python3 " + dir + "/sink.py " + b},
+                               sink_out, dir + "/sink.err");
+    ITEST_CHECK(wait_for_text(sink_out, "listening", 15), "%s: the TCP sink did not start", b);
+    const RunResult src = run_with_deadline(
+        {"/bin/sh", "-c", "exec ip netns exec " + g_ns[0] + " python3 " + dir + "/source.py " + b}, source_out,
+        dir + "/source.err", 60);
+    const RunResult sink = wait_with_deadline(pid_sink, 60);
+    const std::string sent = read_file(source_out), got = read_file(sink_out);
+    std::printf("TCP to %s sent: %sreceived: %s", b, sent.c_str(), got.c_str());
+    ITEST_CHECK(src.exit_code == 0 && sink.exit_code == 0, "%s: TCP source exit %d (%s), sink exit %d (%s)", b,
+                src.exit_code, read_file(dir + "/source.err").c_str(), sink.exit_code, read_file(dir + "/sink.err").c_str());
+    ITEST_CHECK(!sent.empty() && got.find(sent) != std::string::npos, "%s: the 4 MB arrived whole", b);
+  }
 
   const std::string tel = telemetry(pa, "/ufab/stats");
   std::printf("A /ufab/stats: %s\n", tel.c_str());
@@ -218,10 +230,12 @@ int main(int argc, char** argv) {
   for (const std::string* out : {&out_a, &out_b}) {
     auto f = parse_line(*out, "ufab-edge final ");
     const char* who = out == &out_a ? "A" : "B";
-    ITEST_CHECK(f["arp_replied"] >= 1 && f["encap"] > 0 && f["decap"] > 0, "edge %s: arp_replied=%llu encap=%llu decap=%llu",
-                who, U(f["arp_replied"]), U(f["encap"]), U(f["decap"]));
+    ITEST_CHECK(f["arp_replied"] >= 1 && f["nd_replied"] >= 1 && f["encap"] > 0 && f["decap"] > 0,
+                "edge %s: arp_replied=%llu nd_replied=%llu encap=%llu decap=%llu", who, U(f["arp_replied"]),
+                U(f["nd_replied"]), U(f["encap"]), U(f["decap"]));
     ITEST_CHECK(f["conserved"] == 1 && f["rx"] + f["generated"] == f["tx"] + f["queued"] + f["dropped"] + f["absorbed"],
                 "edge %s: conservation", who);
   }
-  return conclude(dir, "kernel VMs in namespaces ping and stream TCP through two ufab-edges, ARP answered by the edges");
+  return conclude(dir, "kernel VMs in namespaces ping and stream TCP over IPv4 and IPv6 through two ufab-edges, "
+                      "ARP and neighbour discovery answered by the edges");
 }

@@ -1,0 +1,65 @@
+#include "pipeline/ipv6_tables.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace ufab::pipeline {
+
+namespace {
+
+uint32_t with_ip6(const std::vector<edge::VmCfg>& vms, bool need_mac) {
+  uint32_t n = 0;
+  for (const edge::VmCfg& v : vms) n += v.ip6 != edge::Ip6{} && (!need_mac || v.mac != edge::Mac{});
+  return n;
+}
+
+void add(HashTable& t, const void* key, uint32_t value, const char* what) {
+  if (!t.add(key, value)) throw std::runtime_error(std::string(what) + " table full");
+}
+
+}  // namespace
+
+Ipv6Tables::Ipv6Tables(const edge::EdgeConfig& c, uint32_t shard_pairs)
+    : classify(HashTable::unique_name("cls6"), shard_pairs, sizeof(Classify6Key)),
+      local_vms(HashTable::unique_name("vm6"), with_ip6(c.vms, false), sizeof(Vm6Key)),
+      vm_src(HashTable::unique_name("src6"), with_ip6(c.vms, false), sizeof(VmSrc6Key)),
+      vm_by_mac(HashTable::unique_name("mac"), static_cast<uint32_t>(c.vms.size()), sizeof(VmMacKey)),
+      nd_targets(HashTable::unique_name("nd"), with_ip6(c.remote_vms, true), sizeof(Vm6Key)) {
+  for (size_t v = 0; v < c.vms.size(); ++v) {
+    const edge::VmCfg& l = c.vms[v];
+    VmMacKey mk{};
+    mk.port = l.port, mk.vlan = l.vlan, mk.svlan = l.svlan, mk.mac = l.mac;
+    add(vm_by_mac, &mk, static_cast<uint32_t>(v), "local VM MAC");
+    if (l.ip6 == edge::Ip6{}) continue;
+    Vm6Key k{};
+    k.vni = l.vni, k.ip = l.ip6;
+    add(local_vms, &k, static_cast<uint32_t>(v), "local VM IPv6");
+    VmSrc6Key sk{};
+    sk.port = l.port, sk.vlan = l.vlan, sk.svlan = l.svlan, sk.ip = l.ip6;
+    add(vm_src, &sk, static_cast<uint32_t>(v), "local VM IPv6 source");
+  }
+  for (size_t r = 0; r < c.remote_vms.size(); ++r) {
+    const edge::VmCfg& rv = c.remote_vms[r];
+    if (rv.ip6 == edge::Ip6{} || rv.mac == edge::Mac{}) continue;
+    Vm6Key k{};
+    k.vni = rv.vni, k.ip = rv.ip6;
+    add(nd_targets, &k, static_cast<uint32_t>(r), "neighbour discovery target");
+  }
+}
+
+uint32_t Ipv6Tables::pair_of(uint16_t port, uint16_t vlan, uint16_t svlan, const uint8_t* src,
+                             const uint8_t* dst) const {
+  Classify6Key k{};
+  k.port = port, k.vlan = vlan, k.svlan = svlan;
+  std::memcpy(k.src.data(), src, 16);
+  std::memcpy(k.dst.data(), dst, 16);
+  return classify.lookup(&k);
+}
+
+bool Ipv6Tables::add_pair(const edge::VmCfg& l, const edge::VmCfg& r, uint32_t pair) {
+  Classify6Key k{};
+  k.port = l.port, k.vlan = l.vlan, k.svlan = l.svlan, k.src = l.ip6, k.dst = r.ip6;
+  return classify.add(&k, pair);
+}
+
+}  // namespace ufab::pipeline

@@ -1,0 +1,60 @@
+// The IPv6 side of a worker's tables (edge/README.md, "IPv6"): a VM may
+// have an IPv6 address besides its IPv4 one (vms[].ip6, remote_vms[].ip6),
+// and its IPv6 frames belong to the same VM-pairs. Keyed by what the
+// frames carry (addresses in network order; padding zeroed: the keys are
+// value-initialized, then filled):
+//  - classify:  (port, tags, source, destination) -> this shard's pair
+//               (vm_ipv6.cpp; only pairs whose two VMs have IPv6);
+//  - local_vms: (VNI, address) -> local VM (fabric_rx.cpp, decapsulation);
+//  - vm_src:    (port, tags, source) -> local VM (dispatch.cpp: its owner);
+//  - vm_by_mac: (port, tags, MAC) -> local VM: who sent a neighbour
+//               solicitation (its source may be a link-local address);
+//  - nd_targets: (VNI, address) -> remote VM with a MAC (the neighbour
+//               discovery proxy answers for it, nd.hpp).
+// Built once from the configuration, like every table of EdgeState.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "edge/config.hpp"
+#include "pipeline/hash_table.hpp"
+
+namespace ufab::pipeline {
+
+struct Classify6Key {
+  uint16_t port = 0, vlan = 0, svlan = 0, pad = 0;
+  edge::Ip6 src{}, dst{};
+};
+static_assert(sizeof(Classify6Key) == 40);
+struct Vm6Key {
+  uint32_t vni = 0;
+  edge::Ip6 ip{};
+};
+static_assert(sizeof(Vm6Key) == 20);
+struct VmSrc6Key {
+  uint16_t port = 0, vlan = 0, svlan = 0, pad = 0;
+  edge::Ip6 ip{};
+};
+static_assert(sizeof(VmSrc6Key) == 24);
+struct VmMacKey {
+  uint16_t port = 0, vlan = 0, svlan = 0;
+  edge::Mac mac{};
+};
+static_assert(sizeof(VmMacKey) == 12);
+
+class Ipv6Tables {
+ public:
+  // shard_pairs: how many of this worker's pairs have IPv6 at both ends
+  // (the size of `classify`; EdgeState adds them as it makes its pairs).
+  Ipv6Tables(const edge::EdgeConfig& c, uint32_t shard_pairs);
+
+  HashTable classify, local_vms, vm_src, vm_by_mac, nd_targets;
+
+  // The pair of a local VM's frame (kMiss: none).
+  uint32_t pair_of(uint16_t port, uint16_t vlan, uint16_t svlan, const uint8_t* src, const uint8_t* dst) const;
+  // Adds the pair of local VM l to remote VM r (both with ip6) as `pair`.
+  bool add_pair(const edge::VmCfg& l, const edge::VmCfg& r, uint32_t pair);
+};
+
+}  // namespace ufab::pipeline

@@ -1,0 +1,95 @@
+// A VM's IPv6 frame, from vm_rx with its tenant's tags stripped:
+//  - a neighbour solicitation (nd.hpp) from a local VM behind this port and
+//    tenant tag (named by its frame's source MAC: a solicitation's source
+//    address may be the vNIC's link-local one) for the address of a remote
+//    VM of its tenant with a MAC (remote_vms[].ip6 and .mac) is answered
+//    with an advertisement in that VM's name, on this port, tagged as it
+//    came (nd_replied); other solicitations are nd_unanswered, among them
+//    duplicate address detection (source ::), which must get no answer;
+//  - any other IPv6 frame is data: classified into its VM-pair by (port,
+//    tags, source, destination) and queued into one of the pair's flows by
+//    its 5-tuple, as vm_rx queues IPv4 frames; these never take the bypass
+//    (sched_tx sends them under the pair's window). No pair: unknown_pair.
+// A frame shorter than its IPv6 header says, or an invalid solicitation,
+// is malformed.
+#include <rte_hash_crc.h>
+#include <rte_mbuf.h>
+
+#include <cstring>
+
+#include "pipeline/nd.hpp"
+#include "pipeline/stages.hpp"
+#include "pipeline/vlan.hpp"
+
+namespace ufab::pipeline {
+
+namespace {
+
+constexpr uint32_t kEth = 14, kIp6 = 40;
+
+void drop(EdgeState& s, uint16_t port, rte_mbuf* m, Drop why) {
+  s.stats.drop(port, why);
+  rte_pktmbuf_free(m);
+}
+
+// The pair's flow of an IPv6 frame (§4.1: RR over a pair's flows): CRC32-C
+// of the addresses, the next header and, for TCP and UDP right after the
+// fixed header, the ports, folded into [0, flows) (vm_rx.cpp's flow_of for IPv4).
+uint32_t flow_of6(const uint8_t* d, uint32_t len, uint32_t flows) {
+  const uint8_t* ip = d + kEth;
+  const uint32_t next = ip[6];
+  uint32_t ports = 0;
+  if ((next == 6 || next == 17) && len >= kEth + kIp6 + 4) std::memcpy(&ports, ip + kIp6, 4);
+  uint32_t h = 0;
+  for (uint32_t i = 8; i < 40; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, ip + i, 8);
+    h = rte_hash_crc_8byte(w, h);
+  }
+  h = rte_hash_crc_8byte(uint64_t{ports} | uint64_t{next} << 32, h);
+  return static_cast<uint32_t>((uint64_t{h} * flows) >> 32);
+}
+
+// Answers solicitation `ns` (read from m) for a remote VM, or drops it.
+void solicitation(EdgeState& s, uint16_t port, rte_mbuf* m, const VlanTags& tags, const nd::Solicitation& ns) {
+  uint32_t target = HashTable::kMiss;
+  VmMacKey from{};
+  from.port = port, from.vlan = tags.vlan, from.svlan = tags.svlan, from.mac = ns.from;
+  const uint32_t vm = ns.src == nd::Ip6{} ? HashTable::kMiss : s.ip6.vm_by_mac.lookup(&from);
+  if (vm != HashTable::kMiss) {
+    Vm6Key k{};
+    k.vni = s.cfg.vms[vm].vni, k.ip = ns.target;
+    target = s.ip6.nd_targets.lookup(&k);
+  }
+  if (target == HashTable::kMiss) return drop(s, port, m, Drop::nd_unanswered);
+  // The advertisement is kNaBytes long whatever the solicitation's length.
+  const uint32_t len = rte_pktmbuf_data_len(m);
+  if (len < nd::kNaBytes ? rte_pktmbuf_append(m, static_cast<uint16_t>(nd::kNaBytes - len)) == nullptr
+                         : rte_pktmbuf_trim(m, static_cast<uint16_t>(len - nd::kNaBytes)) != 0)
+    return drop(s, port, m, Drop::no_headroom);
+  nd::answer(rte_pktmbuf_mtod(m, uint8_t*), ns, s.cfg.remote_vms[target].mac);
+  if (tags.n != 0 && !(tags.n == 2 ? insert_qinq(m, tags.svlan, tags.vlan) : insert_vlan(m, tags.vlan)))
+    return drop(s, port, m, Drop::no_headroom);
+  ++s.stats.nd_replied;
+  s.tx[port].push(m);
+}
+
+}  // namespace
+
+void vm_ipv6(EdgeState& s, uint16_t port, rte_mbuf* m, const VlanTags& tags, Nanos now) {
+  const uint8_t* d = rte_pktmbuf_mtod(m, const uint8_t*);
+  const uint32_t len = rte_pktmbuf_data_len(m);
+  nd::Solicitation ns;
+  switch (nd::read(d, len, ns)) {
+    case nd::Kind::malformed: return drop(s, port, m, Drop::malformed);
+    case nd::Kind::solicitation: return solicitation(s, port, m, tags, ns);
+    case nd::Kind::other: break;
+  }
+  const uint32_t p = s.ip6.pair_of(port, tags.vlan, tags.svlan, d + kEth + 8, d + kEth + 24);
+  if (p == HashTable::kMiss) return drop(s, port, m, Drop::unknown_pair);
+  const uint32_t fabric_len = rte_pktmbuf_pkt_len(m) + s.encap_bytes(p, s.pairs[p].active_path());
+  if (!s.sched.enqueue(p, flow_of6(d, len, s.cfg.flows_per_pair), m, fabric_len)) return drop(s, port, m, Drop::queue_full);
+  s.on_enqueued(p, now);
+}
+
+}  // namespace ufab::pipeline
