@@ -10,7 +10,7 @@
 //  - unanswered (drop.arp_unanswered, nothing sent): a1 asking for .4 (a
 //    VM of another tenant), for .3 (no MAC), a sender address that is no
 //    VM's, a gratuitous announcement, a DAD probe (sender 0.0.0.0), a reply;
-//  - a truncated ARP frame is malformed, an IPv6 frame stays not_ipv4;
+//  - a truncated ARP frame is malformed, an LLDP frame stays not_ipv4;
 //  - arp_replied=4, the port's rx and tx, conservation.
 // Run on one lcore and with a control lcore and two workers (the ARP frames
 // are answered by the worker polling the port). A remote VM MAC that is
@@ -93,9 +93,9 @@ int main(int argc, char** argv) {
   padded_reply.resize(60, 0x5a);
   Frame cut = who_has(kA1, 1, 2);
   cut.resize(38);
-  Frame ipv6 = vm_frame(0xc0a80001, 0xc0a80002, 1000, 60, 1);
-  ipv6[12] = 0x86;
-  ipv6[13] = 0xdd;
+  Frame lldp = vm_frame(0xc0a80001, 0xc0a80002, 1000, 60, 1);
+  lldp[12] = 0x88;
+  lldp[13] = 0xcc;
   const std::vector<Frame> vm_in = {
       who_has(kA1, 1, 2),                   // answered: b1
       tagged(who_has(kA2, 1, 2), 200),      // answered: b2, VLAN 200
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
       is_at(kB1, 2, kA1, 1),                // a reply
       cut,                                  // malformed
       padded,                               // answered, 60 bytes
-      ipv6,                                 // not IPv4
+      lldp,                                 // neither IPv4, IPv6 nor ARP
   };
   const std::vector<Frame> want = {is_at(kA1, 1, kB1, 2), tagged(is_at(kA2, 1, kB2, 2), 200),
                                    qinq(is_at(kA3, 1, kB3, 2), 10, 100), padded_reply};

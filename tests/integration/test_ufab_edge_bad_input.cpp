@@ -73,10 +73,10 @@ int main(int argc, char** argv) {
   arp[12] = 0x08;
   arp[13] = 0x06;
   vm_in.push_back(arp);                                       // malformed (proxy ARP reads it, vm_arp.cpp)
-  Frame ipv6(60, 0);
-  ipv6[12] = 0x86;
-  ipv6[13] = 0xdd;
-  vm_in.push_back(ipv6);                                      // not_ipv4
+  Frame lldp(60, 0);  // neither IPv4, IPv6 nor ARP
+  lldp[12] = 0x88;
+  lldp[13] = 0xcc;
+  vm_in.push_back(lldp);                                      // not_ipv4
   vm_in.push_back(vm_frame(0xc0a80009, kB1, 1000, 100, 1));  // unknown_pair (no VM .9 on this port)
 
   // Fabric side.

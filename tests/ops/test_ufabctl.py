@@ -55,7 +55,7 @@ N_PAIRS = 9 * 8 + 1 * 2
 FRAMES = [
     [oc.udp_frame("192.168.0.1", "192.168.1.1", 1000 + i % 3, 100 + i) for i in range(30)]
     + [oc.udp_frame("192.168.0.77", "192.168.1.1", 1000, 64) for _ in range(2)]
-    + [bytes.fromhex("333300000001020000000a0186dd") + bytes(46)],  # IPv6: not_ipv4
+    + [bytes.fromhex("0180c200000e020000000a0188cc") + bytes(46)],  # LLDP: not_ipv4
     [oc.udp_frame("192.168.0.1", "192.168.1.2", 2000, 300) for _ in range(5)],
     [bytes(60)],
 ]
