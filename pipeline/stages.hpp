@@ -35,10 +35,10 @@ uint32_t drain_tx_rings(EdgeState& s);
 void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now);
 // A VM's ARP frame, its tenant's tags (`tags`) stripped: answered in a
 // remote VM's name on `port`, or dropped (vm_arp.cpp, proxy ARP).
-void vm_arp(EdgeState& s, uint16_t port, rte_mbuf* m, const VlanTags& tags);
+void vm_arp(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags);
 // A VM's IPv6 frame, tags stripped likewise: a neighbour solicitation
 // answered or dropped, any other frame classified and queued (vm_ipv6.cpp).
-void vm_ipv6(EdgeState& s, uint16_t port, rte_mbuf* m, const VlanTags& tags, Nanos now);
+void vm_ipv6(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags, Nanos now);
 void fabric_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now);
 uint32_t sched_tx(EdgeState& s, Nanos now);
 // Data frames the scheduler let go (dequeued, or bypassed on arrival) to the

@@ -19,7 +19,7 @@
 
 namespace ufab::pipeline {
 
-void vm_arp(EdgeState& s, uint16_t port, rte_mbuf* m, const VlanTags& tags) {
+void vm_arp(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags) {
   uint8_t* d = rte_pktmbuf_mtod(m, uint8_t*);
   arp::Request r;
   const arp::Kind kind = arp::read(d, rte_pktmbuf_data_len(m), r);

@@ -51,7 +51,7 @@ uint32_t flow_of6(const uint8_t* d, uint32_t len, uint32_t flows) {
 }
 
 // Answers solicitation `ns` (read from m) for a remote VM, or drops it.
-void solicitation(EdgeState& s, uint16_t port, rte_mbuf* m, const VlanTags& tags, const nd::Solicitation& ns) {
+void solicitation(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags, const nd::Solicitation& ns) {
   uint32_t target = HashTable::kMiss;
   VmMacKey from{};
   from.port = port, from.vlan = tags.vlan, from.svlan = tags.svlan, from.mac = ns.from;
@@ -76,7 +76,7 @@ void solicitation(EdgeState& s, uint16_t port, rte_mbuf* m, const VlanTags& tags
 
 }  // namespace
 
-void vm_ipv6(EdgeState& s, uint16_t port, rte_mbuf* m, const VlanTags& tags, Nanos now) {
+void vm_ipv6(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags, Nanos now) {
   const uint8_t* d = rte_pktmbuf_mtod(m, const uint8_t*);
   const uint32_t len = rte_pktmbuf_data_len(m);
   nd::Solicitation ns;

@@ -64,7 +64,7 @@ uint32_t flow_of(const uint8_t* d, uint32_t len, uint32_t src, uint32_t dst, uin
 // that lets GCC inline what its per-frame loop calls (with these branches
 // inside it, EdgeState::on_enqueued went out of line: +27 instructions a
 // frame at 8K pairs, callgrind).
-[[gnu::noinline, gnu::cold]] void not_ipv4(EdgeState& s, uint16_t port, rte_mbuf* m, const VlanTags& tags, Nanos now) {
+[[gnu::noinline, gnu::cold]] void not_ipv4(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags, Nanos now) {
   const uint8_t* d = rte_pktmbuf_mtod(m, const uint8_t*);
   const uint32_t len = rte_pktmbuf_data_len(m);
   if (len >= kEth && nd::is_ipv6(d)) return vm_ipv6(s, port, m, tags, now);
