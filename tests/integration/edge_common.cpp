@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -81,6 +82,25 @@ Spawned spawn_switch_between_edges(const std::string& core, const std::string& p
   r.ready = wait_for_text("/proc/net/unix", dir + "/a.sock", seconds);
   if (r.ready) std::this_thread::sleep_for(std::chrono::seconds(1));
   return r;
+}
+
+void check_config_errors(const std::string& exe, const std::string& dir, const std::string& yaml,
+                         const std::vector<ConfigCase>& cases) {
+  int i = 0;
+  for (const ConfigCase& c : cases) {
+    std::string text = yaml;
+    const size_t at = text.find(c.from);
+    ITEST_CHECK(at != std::string::npos, "case %d: pattern '%s'", i, c.from);
+    if (at != std::string::npos) text.replace(at, std::strlen(c.from), c.to);
+    const std::string file = dir + "/bad" + std::to_string(i) + ".yaml";
+    write_text(file, text);
+    const RunResult r = run_with_deadline({exe, "--no-huge", "--", "--config", file}, dir + "/bad.out",
+                                          dir + "/bad.err", 20);
+    const std::string err = read_file(dir + "/bad.err");
+    std::printf("bad config %d: %s", i, err.c_str());
+    ITEST_CHECK(r.exit_code == 2 && err.find(file + c.want) != std::string::npos, "case %d: want '%s'", i, c.want);
+    ++i;
+  }
 }
 
 std::vector<char*> c_argv(std::vector<std::string>& args) {

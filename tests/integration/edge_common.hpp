@@ -62,6 +62,14 @@ bool same_frames(const std::vector<Frame>& sent, const std::vector<Frame>& got);
 // The unsigned number after "\"key\":" in a JSON reply (or -1).
 long long json_number(const std::string& json, const std::string& key);
 
+// A configuration `yaml` with `from` replaced by `to` must be refused by
+// ufab-edge (exe) with exit 2 and "FILE<want>" (want: ":line:col: field:
+// what") on stderr; each case is a failed check otherwise.
+struct ConfigCase {
+  const char *from, *to, *want;
+};
+void check_config_errors(const std::string& exe, const std::string& dir, const std::string& yaml,
+                         const std::vector<ConfigCase>& cases);
 // A fresh directory /tmp/<stem>.XXXXXX for a test's files ("" on failure).
 std::string make_test_dir(const char* stem);
 // A test's last words: with no failed check, `pass_line` and the directory

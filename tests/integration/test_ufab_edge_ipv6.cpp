@@ -137,10 +137,7 @@ Frame advertise(const Bytes& to, uint8_t src, uint8_t target, const Bytes& mac) 
 unsigned long long U(uint64_t v) { return static_cast<unsigned long long>(v); }
 
 void config_errors(const char* edge, const std::string& dir) {
-  struct Case {
-    const char *from, *to, *want;
-  };
-  const Case cases[] = {
+  check_config_errors(edge, dir, kConfig, {
       {"ip6: \"fd00::1\", port: 0}", "ip6: \"fe80::1\", port: 0}",
        ":9:84: vms[0].ip6: 'fe80::1' is not a unicast global or unique-local IPv6 address"},
       {"ip6: \"fd00::1\", port: 0}", "ip6: \"ff02::1\", port: 0}",
@@ -150,22 +147,7 @@ void config_errors(const char* edge, const std::string& dir) {
        ":10:84: vms[1].ip6: another VM on this port has this IPv6 address"},
       {"ip: 192.168.0.3, ip6: \"fd00::3\"", "ip: 192.168.0.3, ip6: \"fd00::1\"",
        ":16:58: remote_vms[2].ip6: local VM a1 of tenant 100 has this IPv6 address"},
-  };
-  int i = 0;
-  for (const Case& c : cases) {
-    std::string text = kConfig;
-    const size_t at = text.find(c.from);
-    ITEST_CHECK(at != std::string::npos, "case %d: pattern", i);
-    text.replace(at, std::strlen(c.from), c.to);
-    const std::string file = dir + "/bad" + std::to_string(i) + ".yaml";
-    write_text(file, text);
-    const RunResult r = run_with_deadline({edge, "--no-huge", "--", "--config", file}, dir + "/bad.out",
-                                          dir + "/bad.err", 20);
-    const std::string err = read_file(dir + "/bad.err");
-    std::printf("bad config %d: %s", i, err.c_str());
-    ITEST_CHECK(r.exit_code == 2 && err.find(file + c.want) != std::string::npos, "case %d: want '%s'", i, c.want);
-    ++i;
-  }
+  });
 }
 
 }  // namespace

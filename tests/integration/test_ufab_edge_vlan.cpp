@@ -111,34 +111,14 @@ std::string run_edge(const char* edge, const std::string& dir, const std::string
 }
 
 void config_errors(const char* edge, const std::string& dir) {
-  struct Case {
-    const char* from;
-    const char* to;
-    const char* want;
-  };
-  const Case cases[] = {
+  check_config_errors(edge, dir, kEdgeA, {
       {"guarantee_gbps: 2, vlan: 200}", "guarantee_gbps: 2, vlan: 0}", ":9:41: tenants[1].vlan: "},
       {"guarantee_gbps: 2, vlan: 200}", "guarantee_gbps: 2, vlan: 4095}", ":9:41: tenants[1].vlan: "},
       {"guarantee_gbps: 2, vlan: 200}", "guarantee_gbps: 2, vlan: 100}",
        ":9:41: tenants[1].vlan: VLAN 100 already names tenant 100"},
       {"tenant: 200, mac: \"02:00:00:00:0a:03\"", "tenant: 100, mac: \"02:00:00:00:0a:03\"",
        ":13:66: vms[1].ip: another VM on this port and VLAN has this IP"},
-  };
-  int i = 0;
-  for (const Case& c : cases) {
-    std::string text = kEdgeA;
-    const size_t at = text.find(c.from);
-    ITEST_CHECK(at != std::string::npos, "case %d: pattern", i);
-    text.replace(at, std::strlen(c.from), c.to);
-    const std::string file = dir + "/bad" + std::to_string(i) + ".yaml";
-    write_text(file, text);
-    const RunResult r = run_with_deadline({edge, "--no-huge", "--", "--config", file}, dir + "/bad.out",
-                                          dir + "/bad.err", 20);
-    const std::string err = read_file(dir + "/bad.err");
-    std::printf("bad config %d: %s", i, err.c_str());
-    ITEST_CHECK(r.exit_code == 2 && err.find(file + c.want) != std::string::npos, "case %d: want '%s'", i, c.want);
-    ++i;
-  }
+  });
 }
 
 }  // namespace
