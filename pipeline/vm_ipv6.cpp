@@ -8,15 +8,14 @@
 //    duplicate address detection (source ::), which must get no answer;
 //  - any other IPv6 frame is data: classified into its VM-pair by (port,
 //    tags, source, destination) and queued into one of the pair's flows by
-//    its 5-tuple, as vm_rx queues IPv4 frames; these never take the bypass
+//    its 5-tuple (flow_hash.hpp), as vm_rx queues IPv4 frames; these never take the bypass
 //    (sched_tx sends them under the pair's window). No pair: unknown_pair.
 // A frame shorter than its IPv6 header says, or an invalid solicitation,
 // is malformed.
-#include <rte_hash_crc.h>
 #include <rte_mbuf.h>
 
-#include <cstring>
 
+#include "pipeline/flow_hash.hpp"
 #include "pipeline/nd.hpp"
 #include "pipeline/stages.hpp"
 #include "pipeline/vlan.hpp"
@@ -25,29 +24,11 @@ namespace ufab::pipeline {
 
 namespace {
 
-constexpr uint32_t kEth = 14, kIp6 = 40;
+constexpr uint32_t kEth = 14;
 
 void drop(EdgeState& s, uint16_t port, rte_mbuf* m, Drop why) {
   s.stats.drop(port, why);
   rte_pktmbuf_free(m);
-}
-
-// The pair's flow of an IPv6 frame (§4.1: RR over a pair's flows): CRC32-C
-// of the addresses, the next header and, for TCP and UDP right after the
-// fixed header, the ports, folded into [0, flows) (vm_rx.cpp's flow_of for IPv4).
-uint32_t flow_of6(const uint8_t* d, uint32_t len, uint32_t flows) {
-  const uint8_t* ip = d + kEth;
-  const uint32_t next = ip[6];
-  uint32_t ports = 0;
-  if ((next == 6 || next == 17) && len >= kEth + kIp6 + 4) std::memcpy(&ports, ip + kIp6, 4);
-  uint32_t h = 0;
-  for (uint32_t i = 8; i < 40; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, ip + i, 8);
-    h = rte_hash_crc_8byte(w, h);
-  }
-  h = rte_hash_crc_8byte(uint64_t{ports} | uint64_t{next} << 32, h);
-  return static_cast<uint32_t>((uint64_t{h} * flows) >> 32);
 }
 
 // Answers solicitation `ns` (read from m) for a remote VM, or drops it.

@@ -20,13 +20,13 @@
 // a request for a remote VM of the tenant is answered in its name), an
 // IPv6 frame to vm_ipv6 (queued into its pair; neighbour discovery proxy).
 #include <rte_ethdev.h>
-#include <rte_hash_crc.h>
 #include <rte_mbuf.h>
 
 #include <algorithm>
 #include <cstring>
 
 #include "pipeline/arp.hpp"
+#include "pipeline/flow_hash.hpp"
 #include "pipeline/nd.hpp"
 #include "pipeline/not_ufab.hpp"
 #include "pipeline/stages.hpp"
@@ -37,26 +37,6 @@ namespace ufab::pipeline {
 namespace {
 
 constexpr size_t kEth = 14;
-
-// The pair's flow of a frame (§4.1: RR over a pair's flows): CRC32-C of the
-// 5-tuple, hashed by value, folded into [0, flows) by
-// multiply-shift (the CRC's high bits). Hashing a tuple struct with
-// rte_hash_crc(&t, sizeof t, 0) instead reads it through uint64_t pointers,
-// which GCC at -O3 takes as not reading the fields just stored (strict
-// aliasing): the flow then depended on stack contents, frames of one flow
-// went to different FIFOs and left out of order (the round trip's per-flow
-// inversions).
-uint32_t flow_of(const uint8_t* d, uint32_t len, uint32_t src, uint32_t dst, uint32_t flows) {
-  uint32_t ports = 0;
-  const uint32_t proto = d[23];
-  const size_t l4 = kEth + 4 * static_cast<size_t>(d[14] & 0xf);
-  const bool first_fragment = (d[20] & 0x1f) == 0 && d[21] == 0;
-  if ((proto == 6 || proto == 17) && first_fragment && len >= l4 + 4) std::memcpy(&ports, d + l4, 4);
-  // Two 8-byte words, (src, dst) and (ports, protocol), by value.
-  const uint32_t h = rte_hash_crc_8byte(uint64_t{ports} | uint64_t{proto} << 32,
-                                        rte_hash_crc_8byte(uint64_t{src} | uint64_t{dst} << 32, 0));
-  return static_cast<uint32_t>((uint64_t{h} * flows) >> 32);
-}
 
 // A VM frame that is not IPv4 (its tags stripped): IPv6 (queued into its
 // pair, or a neighbour solicitation answered) or ARP (answered), else
@@ -206,7 +186,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
   // at once needs none.
   const auto flow = [&](uint32_t i) {
     const rte_mbuf* m = cand[i];
-    return flow_of(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), keys[i].src_ip, keys[i].dst_ip,
+    return flow_of4(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), keys[i].src_ip, keys[i].dst_ip,
                    s.cfg.flows_per_pair);
   };
   // The scheduler counts the bytes the frame will have on the fabric, so its
