@@ -8,8 +8,9 @@
 //    duplicate address detection (source ::), which must get no answer;
 //  - any other IPv6 frame is data: classified into its VM-pair by (port,
 //    tags, source, destination) and queued into one of the pair's flows by
-//    its 5-tuple (flow_hash.hpp), as vm_rx queues IPv4 frames; these never take the bypass
-//    (sched_tx sends them under the pair's window). No pair: unknown_pair.
+//    its 5-tuple (flow_hash.hpp), or sent at once when the scheduler lets
+//    it bypass the queues, as vm_rx does with IPv4 frames. No pair:
+//    unknown_pair.
 // A frame shorter than its IPv6 header says, or an invalid solicitation,
 // is malformed.
 #include <rte_mbuf.h>
@@ -68,7 +69,15 @@ void vm_ipv6(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags, Nanos now)
   }
   const uint32_t p = s.ip6.pair_of(port, tags.vlan, tags.svlan, d + kEth + 8, d + kEth + 24);
   if (p == HashTable::kMiss) return drop(s, port, m, Drop::unknown_pair);
-  const uint32_t fabric_len = rte_pktmbuf_pkt_len(m) + s.encap_bytes(p, s.pairs[p].active_path());
+  uint32_t fabric_len = rte_pktmbuf_pkt_len(m) + s.encap_bytes(p, s.pairs[p].active_path());
+  if (s.bypass_on() && s.sched.try_bypass(p, fabric_len)) {
+    // Leaves at once, as vm_rx lets an IPv4 frame go (nothing eligible, the
+    // pair's queue empty, its window open): before the IPv4 frames of its
+    // burst, which are other flows.
+    s.on_enqueued(p, now);
+    ++s.stats.bypassed;
+    return send_data(s, &m, &fabric_len, &p, 1, now);
+  }
   if (!s.sched.enqueue(p, flow_of6(d, len, s.cfg.flows_per_pair), m, fabric_len)) return drop(s, port, m, Drop::queue_full);
   s.on_enqueued(p, now);
 }

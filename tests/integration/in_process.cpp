@@ -20,14 +20,14 @@ params: {)" + params + R"(}
 tenants:
   - {vni: 100, guarantee_gbps: 1}
 vms:
-  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 0}
+  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, ip6: "fd00::a:1", port: 0}
 hosts:
   - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1]]}
 remote_vms:
 )";
   for (int i = 1; i <= remote_vms; ++i)
     c += "  - {name: b" + std::to_string(i) + ", id: " + std::to_string(10 + i) + ", tenant: 100, ip: 192.168.1." +
-         std::to_string(i) + ", host: hB}\n";
+         std::to_string(i) + ", ip6: \"fd00::b:" + std::to_string(i) + "\", host: hB}\n";
   return c;
 }
 

@@ -26,7 +26,8 @@ int run_in_process(int argc, char** argv, const char* name, const std::function<
 
 // The usual configuration of these tests: local VM a1 (id 1, tenant 100 with
 // a 1 Gb/s guarantee, 192.168.0.1 on port 0; the fabric is port 1) and
-// remote VMs b1..bN (ids 11.., 192.168.1.1.., tenant 100) on host hB (one
+// remote VMs b1..bN (ids 11.., 192.168.1.1.., fd00::b:1.., tenant 100; a1 is
+// 192.168.0.1 and fd00::a:1) on host hB (one
 // path, base RTT 100 us): one pair a1 -> bi each. `params` is the body of
 // the params map.
 std::string one_vm_config(const std::string& params, int remote_vms);

@@ -21,6 +21,11 @@
 //  6. Still without gating: over 17 MB to the pair between two polls all
 //     leave at once; the scheduler's in-flight count stays bounded
 //     (pipeline::kOpenWindowClear), so the open window is never reached.
+//  7. IPv6 frames (pipeline/vm_ipv6.cpp) the same way: a1 (fd00::a:1)
+//     to b1 (fd00::b:1) and b2: the selecting pair's first frame waits;
+//     after b1 joins, one burst b2, b1, b1 (IPv6) lets b1's two frames go
+//     on arrival, in order, and queues b2's; with sched_bypass off all three
+//     wait for the dequeue.
 //
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
 #include <rte_mbuf.h>
@@ -55,6 +60,22 @@ struct Out {
   size_t control = 0;
 };
 
+// Ethernet/IPv6/UDP from a1 (fd00::a:1) to b<dst> (fd00::b:<dst>), UDP source port `sport`.
+Frame vm_frame6(uint8_t dst, uint16_t sport, size_t payload) {
+  Frame f = {2, 0, 0, 0, 0xb, dst, 2, 0, 0, 0, 0xa, 1, 0x86, 0xdd, 0x60, 0, 0, 0};
+  const size_t udp = 8 + payload;
+  for (uint8_t b : {uint8_t(udp >> 8), uint8_t(udp), uint8_t{17}, uint8_t{64}}) f.push_back(b);
+  for (uint8_t vm : {uint8_t{0xa}, uint8_t{0xb}}) {
+    const uint8_t last = vm == 0xa ? 1 : dst;
+    for (uint8_t b : {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, int(vm), 0, int(last)}) f.push_back(static_cast<uint8_t>(b));
+  }
+  for (uint8_t b : {uint8_t(sport >> 8), uint8_t(sport), uint8_t{0}, uint8_t{9}, uint8_t(udp >> 8), uint8_t(udp), uint8_t{0},
+                    uint8_t{0}})
+    f.push_back(b);
+  for (size_t i = 0; i < payload; ++i) f.push_back(static_cast<uint8_t>(sport + i * 13));
+  return f;
+}
+
 struct Rig : EdgeRig {
   using EdgeRig::EdgeRig;
   Nanos now = 1'000'000;
@@ -69,6 +90,16 @@ struct Rig : EdgeRig {
     }
     pipeline::vm_frames(s, 0, ms.data(), static_cast<uint16_t>(ms.size()), now);
   }
+  // The same with IPv6 frames from fd00::a:1 to fd00::b:<dst[i]>.
+  void burst6(const std::vector<uint8_t>& dst, const std::vector<uint16_t>& seq, size_t payload) {
+    std::vector<rte_mbuf*> ms;
+    for (size_t i = 0; i < dst.size(); ++i) {
+      rte_mbuf* m = mbuf(vm_frame6(dst[i], seq[i], payload), 0);
+      if (m == nullptr) return;
+      ms.push_back(m);
+    }
+    pipeline::vm_frames(s, 0, ms.data(), static_cast<uint16_t>(ms.size()), now);
+  }
   Out drain() {
     Out o;
     for (rte_mbuf* m : fabric_tx()) {
@@ -77,8 +108,9 @@ struct Rig : EdgeRig {
       if (wire::parse_frame(fr, v) == wire::WireError::ok) {
         if (v.shim.next == wire::kNextControl) {
           ++o.control;
-        } else if (v.payload_len >= 14 + 20 + 8) {  // the inner Ethernet/IPv4/UDP: its source port
-          const uint8_t* udp = fr.data() + v.payload_offset + 14 + 20;
+        } else if (v.payload_len >= 14 + 40 + 8) {  // the inner Ethernet/IPv4 or IPv6/UDP: its source port
+          const uint8_t* inner = fr.data() + v.payload_offset;
+          const uint8_t* udp = inner + 14 + (inner[12] == 0x86 && inner[13] == 0xdd ? 40 : 20);
           o.data.push_back(static_cast<uint16_t>(udp[0] << 8 | udp[1]));
         }
       }
@@ -196,6 +228,38 @@ void run(bool bypass, bool gating = true) {
               "step 3: after the acks %zu data frames, want b1's last two in order", o.data.size());
 }
 
+// Step 7: IPv6 frames bypass as IPv4 frames do (bypass on), or wait (off).
+void run6(bool bypass) {
+  Rig r(config(bypass, true), std::string("bypass6") + (bypass ? "on" : "off"));
+  pipeline::EdgeState& s = r.s;
+  const uint32_t b1 = r.pair(1, 11);
+  const char* mode = bypass ? "IPv6, bypass on" : "IPv6, bypass off";
+  r.burst6({1}, {1}, 100);  // the selecting pair's first frame waits for its window
+  ITEST_CHECK(s.stats.bypassed == 0 && s.queued() == 1 && r.drain().data.empty(), "%s: first frame bypassed %lu queued %lu",
+              mode, static_cast<unsigned long>(s.stats.bypassed), static_cast<unsigned long>(s.queued()));
+  r.tick();
+  pipeline::sched_tx(s, r.now);
+  Out o = r.drain();
+  ITEST_CHECK(s.pairs[b1].state() == VmPair::State::active && o.data == std::vector<uint16_t>{1} && s.queued() == 0,
+              "%s: a1->b1 joined (state %d) and its first frame left after the tick (%zu data frames)", mode,
+              static_cast<int>(s.pairs[b1].state()), o.data.size());
+  r.burst6({2, 1, 1}, {20, 2, 3}, 100);
+  o = r.drain();
+  const uint64_t want_bypassed = bypass ? 2 : 0, want_queued = bypass ? 1 : 3;
+  const std::vector<uint16_t> want_out = bypass ? std::vector<uint16_t>{2, 3} : std::vector<uint16_t>{};
+  ITEST_CHECK(s.stats.bypassed == want_bypassed && s.queued() == want_queued && o.data == want_out,
+              "%s: bypassed %lu (want %lu), queued %lu (want %lu), %zu data frames out before the dequeue", mode,
+              static_cast<unsigned long>(s.stats.bypassed), static_cast<unsigned long>(want_bypassed),
+              static_cast<unsigned long>(s.queued()), static_cast<unsigned long>(want_queued), o.data.size());
+  if (!bypass) {
+    pipeline::sched_tx(s, r.now);
+    o = r.drain();
+    ITEST_CHECK(o.data == (std::vector<uint16_t>{2, 3}) && s.queued() == 1,
+                "%s: after the dequeue %zu data frames (want b1's 2, 3), queued %lu (want b2's 1)", mode, o.data.size(),
+                static_cast<unsigned long>(s.queued()));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -205,7 +269,9 @@ int main(int argc, char** argv) {
         run(true);
         run(false);
         run(true, false);
+        run6(true);
+        run6(false);
       },
-      "PASS: frames bypass the queues only for a pair whose window is open with nothing eligible, in order; a pair "
+      "PASS: frames (IPv4 and IPv6) bypass the queues only for a pair whose window is open with nothing eligible, in order; a pair "
       "joins for a frame that left at once; with sched_bypass off they wait for the dequeue");
 }
