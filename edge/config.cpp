@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <initializer_list>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -126,17 +127,17 @@ uint32_t ipv4(const Where& w, const YAML::Node& n, const std::string& field) {
   return ip;
 }
 
-// A unicast IPv6 address a VM may have: not unspecified, loopback,
-// multicast (ff00::/8) or link-local (fe80::/10: every vNIC has its own,
-// and the fabric carries a tenant's configured addresses only).
+// An IPv6 address a VM may have: global unicast (2000::/3) or unique local
+// (fc00::/7, RFC 4193). Refused: the unspecified and loopback addresses,
+// IPv4-mapped and -compatible ones, multicast (ff00::/8), link-local
+// (fe80::/10: every vNIC has its own, and the fabric carries a tenant's
+// configured addresses only) and the deprecated site-local fec0::/10.
 Ip6 ipv6(const Where& w, const YAML::Node& n, const std::string& field) {
   const std::string s = scalar(w, n, field);
   Ip6 a{};
   if (inet_pton(AF_INET6, s.c_str(), a.data()) != 1) w.fail(n, field, "'" + s + "' is not an IPv6 address");
-  Ip6 loopback{};
-  loopback[15] = 1;
-  if (a == Ip6{} || a == loopback || a[0] == 0xff || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80))
-    w.fail(n, field, "'" + s + "' is not a unicast global or unique-local IPv6 address");
+  if ((a[0] & 0xe0) != 0x20 && (a[0] & 0xfe) != 0xfc)
+    w.fail(n, field, "'" + s + "' is not a unicast global (2000::/3) or unique-local (fc00::/7) IPv6 address");
   return a;
 }
 
@@ -299,7 +300,11 @@ VmCfg load_vm(const Where& w, const YAML::Node& n, const std::string& f, const E
   v.ip = ipv4(w, w.need(n, "ip", f), f + ".ip");
   if (n["ip6"]) v.ip6 = ipv6(w, n["ip6"], f + ".ip6");
   if (local) {
+    // The VM's vNIC: the destination of what the edge delivers and answers
+    // to it, and the key that names the VM of a neighbour solicitation
+    // (pipeline/ipv6_tables.hpp).
     v.mac = mac(w, w.need(n, "mac", f), f + ".mac");
+    if (v.mac == Mac{} || (v.mac[0] & 1) != 0) w.fail(n["mac"], f + ".mac", "must be a unicast MAC, not all zeros");
     v.port = static_cast<uint16_t>(u64(w, w.need(n, "port", f), f + ".port", 0, 1023));
     if (c.is_fabric_port(v.port)) w.fail(n["port"], f + ".port", "is a fabric port");
   } else {
@@ -376,6 +381,22 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
     std::set<uint32_t> ids;
     std::set<std::tuple<uint16_t, uint32_t, uint32_t>> port_ips;  // (port, S-VLAN:VLAN, IP) names a local VM
     std::set<std::tuple<uint16_t, uint32_t, Ip6>> port_ip6s;       // and (port, S-VLAN:VLAN, IPv6)
+    std::set<std::tuple<uint16_t, uint32_t, Mac>> port_macs;       // and (port, S-VLAN:VLAN, MAC) for ND
+    // (VNI, IP) and (VNI, IPv6) name one VM of the tenant, local or remote:
+    // fabric_rx delivers by (VNI, destination), and ARP, ND and the pairs'
+    // keys by the remote VM's address (the VM's name, to say which).
+    std::map<std::pair<uint32_t, uint32_t>, std::string> vni_ips;
+    std::map<std::pair<uint32_t, Ip6>, std::string> vni_ip6s;
+    const auto unique_address = [&](const YAML::Node& n, const std::string& f, const VmCfg& v, bool local) {
+      const auto other = [&](const std::string& name) {
+        return std::string(local ? "VM " : "remote VM ") + name + " of tenant " + std::to_string(v.vni);
+      };
+      const auto [ip, fresh] = vni_ips.emplace(std::pair{v.vni, v.ip}, v.name);
+      if (!fresh) w.fail(n["ip"], f + ".ip", other(ip->second) + " has this IP");
+      if (v.ip6 == Ip6{}) return;
+      const auto [ip6, fresh6] = vni_ip6s.emplace(std::pair{v.vni, v.ip6}, v.name);
+      if (!fresh6) w.fail(n["ip6"], f + ".ip6", other(ip6->second) + " has this IPv6 address");
+    };
     each(w, root, "vms", [&](const YAML::Node& n, const std::string& f) {
       VmCfg v = load_vm(w, n, f, c, true);
       v.vlan = c.tenant(v.vni)->vlan;
@@ -386,6 +407,9 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
       if (v.ip6 != Ip6{} && !port_ip6s.insert({v.port, uint32_t{v.svlan} << 16 | v.vlan, v.ip6}).second)
         w.fail(n["ip6"], f + ".ip6",
                v.vlan != 0 ? "another VM on this port and VLAN has this IPv6 address" : "another VM on this port has this IPv6 address");
+      if (!port_macs.insert({v.port, uint32_t{v.svlan} << 16 | v.vlan, v.mac}).second)
+        w.fail(n["mac"], f + ".mac", v.vlan != 0 ? "another VM on this port and VLAN has this MAC" : "another VM on this port has this MAC");
+      unique_address(n, f, v, true);
       c.vms.push_back(std::move(v));
     });
     if (c.vms.empty()) w.fail(root, "vms", "at least one local VM is needed");
@@ -419,6 +443,7 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
         if (v.ip6 != Ip6{} && l.vni == v.vni && l.ip6 == v.ip6)
           w.fail(n["ip6"], f + ".ip6", "local VM " + l.name + " of tenant " + std::to_string(v.vni) + " has this IPv6 address");
       }
+      unique_address(n, f, v, false);
       c.remote_vms.push_back(std::move(v));
     });
   } catch (const YAML::Exception& e) {  // e.g. a key that is not a scalar

@@ -4,8 +4,9 @@
 //    address may be the vNIC's link-local one) for the address of a remote
 //    VM of its tenant with a MAC (remote_vms[].ip6 and .mac) is answered
 //    with an advertisement in that VM's name, on this port, tagged as it
-//    came (nd_replied); other solicitations are nd_unanswered, among them
-//    duplicate address detection (source ::), which must get no answer;
+//    came (nd_replied), if that VM has an ip6 itself; other solicitations
+//    are nd_unanswered, among them duplicate address detection (source
+//    ::), which must get no answer;
 //  - any other IPv6 frame is data: classified into its VM-pair by (port,
 //    tags, source, destination) and queued into one of the pair's flows by
 //    its 5-tuple (flow_hash.hpp), or sent at once when the scheduler lets
@@ -38,7 +39,9 @@ void solicitation(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags, const
   VmMacKey from{};
   from.port = port, from.vlan = tags.vlan, from.svlan = tags.svlan, from.mac = ns.from;
   const uint32_t vm = ns.src == nd::Ip6{} ? HashTable::kMiss : s.ip6.vm_by_mac.lookup(&from);
-  if (vm != HashTable::kMiss) {
+  // Only a VM with an ip6 has IPv6 pairs: another one told the target's MAC
+  // would send into unknown_pair, where no answer makes its stack give up.
+  if (vm != HashTable::kMiss && s.cfg.vms[vm].ip6 != edge::Ip6{}) {
     Vm6Key k{};
     k.vni = s.cfg.vms[vm].vni, k.ip = ns.target;
     target = s.ip6.nd_targets.lookup(&k);

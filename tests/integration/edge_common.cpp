@@ -158,12 +158,13 @@ long long json_number(const std::string& json, const std::string& key) {
 
 bool same_frames(const std::vector<Frame>& sent, const std::vector<Frame>& got) {
   if (sent.size() != got.size()) return false;
-  std::map<size_t, const Frame*> by_len;
-  for (const Frame& f : sent) by_len[f.size()] = &f;
+  std::multimap<size_t, const Frame*> by_len;
+  for (const Frame& f : sent) by_len.emplace(f.size(), &f);
   for (const Frame& f : got) {
-    const auto it = by_len.find(f.size());
-    if (it == by_len.end() || it->second == nullptr || !(*it->second == f)) return false;
-    it->second = nullptr;  // each at most once
+    auto [it, end] = by_len.equal_range(f.size());
+    while (it != end && !(*it->second == f)) ++it;
+    if (it == end) return false;
+    by_len.erase(it);  // each at most once
   }
   return true;
 }

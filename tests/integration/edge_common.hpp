@@ -57,7 +57,7 @@ std::string telemetry(const std::string& prefix, const std::string& cmd);
 // Waits (at most `seconds`) until `path` contains `needle`.
 bool wait_for_text(const std::string& path, const std::string& needle, int seconds);
 // True when got holds exactly the frames of sent, each unchanged, in any
-// order; every frame of sent must have its own length (which identifies it).
+// order (a frame sent twice must arrive twice).
 bool same_frames(const std::vector<Frame>& sent, const std::vector<Frame>& got);
 // The unsigned number after "\"key\":" in a JSON reply (or -1).
 long long json_number(const std::string& json, const std::string& key);

@@ -9,17 +9,22 @@
 //    shorter than its payload length: malformed;
 //  - solicitations for fd00::2 from a1 and (VLAN 200) a2 are answered with
 //    their own tenant's remote MAC, byte for byte as written out here
-//    (a2's tagged); for fd00::3 (no MAC), duplicate address detection
-//    (source ::) and from a MAC no VM has: nd_unanswered; a bad checksum:
-//    malformed;
+//    (a2's tagged), also one with a source link-layer address option (its
+//    answer trimmed to the advertisement's length); for fd00::3 (no MAC),
+//    duplicate address detection (source ::), from a MAC no VM has and
+//    from a3, a VM without an ip6 (it has no IPv6 pairs): nd_unanswered; a
+//    bad checksum: malformed;
 //  - fabric side: tunnel data with inner IPv6 to fd00::1 is delivered to
 //    port 0 unchanged (VNI 200's with its VLAN tag again); to fd00::7:
 //    unknown_vm;
-//  - nd_replied=2, conservation.
+//  - nd_replied=3, conservation.
 // Once on one lcore and once with a control lcore and two workers (a1 and
 // a2 on different workers: the IPv6 frames go to their VM's owner).
-// An ip6 that is link-local, multicast or no IPv6 address is refused with
-// file:line:col and the field, as is one two VMs share on a port.
+// An ip6 that is not global unicast or unique local (link-local,
+// multicast, IPv4-mapped, site-local) or no IPv6 address is refused with
+// file:line:col and the field, as are an address two VMs of a tenant share
+// (on a port, across ports, local or remote) and a local VM's MAC that is
+// multicast or another's on its port.
 //
 // argv[1]: path of ufab-edge, or empty when DPDK was not found (exit 77).
 #include <cstdio>
@@ -49,6 +54,7 @@ tenants:
 vms:
   - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, ip6: "fd00::1", port: 0}
   - {name: a2, id: 3, tenant: 200, mac: "02:00:00:00:0a:03", ip: 192.168.0.1, ip6: "fd00::1", port: 0}
+  - {name: a3, id: 5, tenant: 100, mac: "02:00:00:00:0a:05", ip: 192.168.0.5, port: 0}
 hosts:
   - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100000, paths: [[1]], reply_path: [0]}
 remote_vms:
@@ -62,7 +68,7 @@ constexpr uint32_t kPairB1A1 = 2u << 16 | 1, kPairB2A2 = 4u << 16 | 3;
 constexpr uint32_t kPairA1B1 = 1u << 16 | 2, kPairA2B2 = 3u << 16 | 4;
 
 using Bytes = std::vector<uint8_t>;
-const Bytes kA1 = {2, 0, 0, 0, 0x0a, 0x01}, kA2 = {2, 0, 0, 0, 0x0a, 0x03};
+const Bytes kA1 = {2, 0, 0, 0, 0x0a, 0x01}, kA2 = {2, 0, 0, 0, 0x0a, 0x03}, kA3 = {2, 0, 0, 0, 0x0a, 0x05};
 const Bytes kB1 = {2, 0, 0, 0, 0x0b, 0x02}, kB2 = {2, 0, 0, 0, 0x0b, 0x04};
 
 // fd00::x, or :: for x = 0.
@@ -120,6 +126,20 @@ Frame solicit(const Bytes& from, uint8_t src, uint8_t target) {
   return f;
 }
 
+// The same with a source link-layer address option (RFC 4861 4.3), 8 bytes
+// longer than the advertisement that answers it.
+Frame solicit_sllao(const Bytes& from, uint8_t src, uint8_t target) {
+  Frame f = solicit(from, src, target);
+  f.insert(f.end(), {1, 1});
+  f.insert(f.end(), from.begin(), from.end());
+  f[19] = static_cast<uint8_t>(f.size() - 54);  // the payload length
+  f[56] = f[57] = 0;
+  const uint16_t c = icmp6_sum(f);
+  f[56] = static_cast<uint8_t>(c >> 8);
+  f[57] = static_cast<uint8_t>(c);
+  return f;
+}
+
 // The advertisement that answers solicit(to, src, target) with `mac`.
 Frame advertise(const Bytes& to, uint8_t src, uint8_t target, const Bytes& mac) {
   Bytes icmp = {136, 0, 0, 0, 0x60, 0, 0, 0};
@@ -137,16 +157,31 @@ Frame advertise(const Bytes& to, uint8_t src, uint8_t target, const Bytes& mac) 
 unsigned long long U(uint64_t v) { return static_cast<unsigned long long>(v); }
 
 void config_errors(const char* edge, const std::string& dir) {
+  const std::string not_unicast = "' is not a unicast global (2000::/3) or unique-local (fc00::/7) IPv6 address";
+  const std::vector<std::string> w = {
+      ":9:84: vms[0].ip6: 'fe80::1" + not_unicast, ":9:84: vms[0].ip6: 'ff02::1" + not_unicast,
+      ":9:84: vms[0].ip6: '::ffff:192.168.0.9" + not_unicast, ":9:84: vms[0].ip6: 'fec0::1" + not_unicast};
   check_config_errors(edge, dir, kConfig, {
-      {"ip6: \"fd00::1\", port: 0}", "ip6: \"fe80::1\", port: 0}",
-       ":9:84: vms[0].ip6: 'fe80::1' is not a unicast global or unique-local IPv6 address"},
-      {"ip6: \"fd00::1\", port: 0}", "ip6: \"ff02::1\", port: 0}",
-       ":9:84: vms[0].ip6: 'ff02::1' is not a unicast global or unique-local IPv6 address"},
+      {"ip6: \"fd00::1\", port: 0}", "ip6: \"fe80::1\", port: 0}", w[0].c_str()},
+      {"ip6: \"fd00::1\", port: 0}", "ip6: \"ff02::1\", port: 0}", w[1].c_str()},
+      {"ip6: \"fd00::1\", port: 0}", "ip6: \"::ffff:192.168.0.9\", port: 0}", w[2].c_str()},  // IPv4-mapped
+      {"ip6: \"fd00::1\", port: 0}", "ip6: \"fec0::1\", port: 0}", w[3].c_str()},             // site-local
       {"ip6: \"fd00::1\", port: 0}", "ip6: \"10.0.0.1\", port: 0}", ":9:84: vms[0].ip6: '10.0.0.1' is not an IPv6 address"},
       {"tenant: 200, mac: \"02:00:00:00:0a:03\", ip: 192.168.0.1,", "tenant: 100, mac: \"02:00:00:00:0a:03\", ip: 192.168.0.5,",
        ":10:84: vms[1].ip6: another VM on this port has this IPv6 address"},
+      // The same tenant's address on another port: delivery by (VNI, address) could not tell them apart.
+      {"ip: 192.168.0.5, port: 0}", "ip: 192.168.0.5, ip6: \"fd00::1\", port: 2}",
+       ":11:84: vms[2].ip6: VM a1 of tenant 100 has this IPv6 address"},
+      {"ip: 192.168.0.5, port: 0}", "ip: 192.168.0.1, port: 2}", ":11:66: vms[2].ip: VM a1 of tenant 100 has this IP"},
+      // A local VM's MAC names it to neighbour discovery: unicast, one per port and tags.
+      {"mac: \"02:00:00:00:0a:01\"", "mac: \"03:00:00:00:0a:01\"", ":9:41: vms[0].mac: must be a unicast MAC, not all zeros"},
+      {"mac: \"02:00:00:00:0a:05\"", "mac: \"02:00:00:00:0a:01\"", ":11:41: vms[2].mac: another VM on this port has this MAC"},
       {"ip: 192.168.0.3, ip6: \"fd00::3\"", "ip: 192.168.0.3, ip6: \"fd00::1\"",
-       ":16:58: remote_vms[2].ip6: local VM a1 of tenant 100 has this IPv6 address"},
+       ":17:58: remote_vms[2].ip6: local VM a1 of tenant 100 has this IPv6 address"},
+      {"ip: 192.168.0.3, ip6: \"fd00::3\"", "ip: 192.168.0.3, ip6: \"fd00::2\"",
+       ":17:58: remote_vms[2].ip6: remote VM b1 of tenant 100 has this IPv6 address"},
+      {"ip: 192.168.0.3, ip6: \"fd00::3\"", "ip: 192.168.0.2, ip6: \"fd00::3\"",
+       ":17:40: remote_vms[2].ip: remote VM b1 of tenant 100 has this IP"},
   });
 }
 
@@ -168,16 +203,18 @@ int main(int argc, char** argv) {
   bad_sum[57] ^= 0x40;
   Frame cut = udp6(kA1, kB1, 1, 2, 4000, 100);
   cut.resize(cut.size() - 10);
-  std::vector<Frame> vm_in = {solicit(kA1, 1, 2), tagged(solicit(kA2, 1, 2), 200)};
+  std::vector<Frame> vm_in = {solicit(kA1, 1, 2), tagged(solicit(kA2, 1, 2), 200), solicit_sllao(kA1, 1, 2)};
   vm_in.insert(vm_in.end(), a1_data.begin(), a1_data.end());
   vm_in.insert(vm_in.end(), {tagged(a2_inner, 200),
                              solicit(kA1, 1, 3),                              // c1 has no MAC
                              solicit(kA1, 0, 1),                              // duplicate address detection
                              solicit({2, 0, 0, 0, 0x0a, 0x99}, 1, 2),         // no VM has this MAC
+                             solicit(kA3, 5, 2),                              // a3 has no ip6
                              bad_sum,                                         // malformed
                              udp6(kA1, kB1, 1, 9, 4000, 100),                 // unknown_pair
                              cut});                                           // malformed
-  const std::vector<Frame> want_na = {advertise(kA1, 1, 2, kB1), tagged(advertise(kA2, 1, 2, kB2), 200)};
+  const std::vector<Frame> want_na = {advertise(kA1, 1, 2, kB1), tagged(advertise(kA2, 1, 2, kB2), 200),
+                                      advertise(kA1, 1, 2, kB1)};
 
   // Fabric side: b1 -> a1 and b2 -> a2 in IPv6, and one for no VM.
   const Frame to_a1 = udp6(kB1, kA1, 2, 1, 6000, 250), to_a2 = udp6(kB2, kA2, 2, 1, 6001, 290);
@@ -194,7 +231,7 @@ int main(int argc, char** argv) {
     std::vector<Frame> want0 = want_na;
     want0.push_back(to_a1);
     want0.push_back(tagged(to_a2, 200));
-    ITEST_CHECK(same_frames(want0, run.port_out[0]), "%s: port 0 has %zu frames, want the 2 advertisements and 2 deliveries",
+    ITEST_CHECK(same_frames(want0, run.port_out[0]), "%s: port 0 has %zu frames, want the 3 advertisements and 2 deliveries",
                 how, run.port_out[0].size());
     // Port 1: the data frames, with their VNI and pair, inner unchanged.
     std::map<uint32_t, std::vector<Frame>> inner;  // by pair id
@@ -210,7 +247,7 @@ int main(int argc, char** argv) {
     ITEST_CHECK(same_frames({a2_inner}, inner[kPairA2B2]), "%s: a2 -> b2: %zu IPv6 frames, want its one untagged", how,
                 inner[kPairA2B2].size());
     auto f = run.final;
-    ITEST_CHECK(f["nd_replied"] == 2 && f["drop.nd_unanswered"] == 3 && f["drop.malformed"] == 2 &&
+    ITEST_CHECK(f["nd_replied"] == 3 && f["drop.nd_unanswered"] == 4 && f["drop.malformed"] == 2 &&
                     f["drop.unknown_pair"] == 1 && f["drop.unknown_vm"] == 1 && f["encap"] == 4 && f["decap"] == 2,
                 "%s: nd_replied=%llu nd_unanswered=%llu malformed=%llu unknown_pair=%llu unknown_vm=%llu encap=%llu "
                 "decap=%llu",
