@@ -21,6 +21,7 @@ std::string_view to_string(Drop d) {
     case Drop::unknown_vlan: return "unknown_vlan";
     case Drop::arp_unanswered: return "arp_unanswered";
     case Drop::nd_unanswered: return "nd_unanswered";
+    case Drop::local_scope: return "local_scope";
     case Drop::count_: break;
   }
   return "?";

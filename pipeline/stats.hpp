@@ -35,6 +35,8 @@ enum class Drop : uint8_t {
                    // own address, an announcement, or for an address no remote VM of the tenant with a MAC has
   nd_unanswered,   // a VM's neighbour solicitation the edge does not answer (vm_ipv6.cpp): duplicate address
                    // detection, a sender MAC no local VM has there, or a target no remote VM with a MAC has
+  local_scope,     // a VM frame for its own link, with no pair (local_scope.hpp): IPv4 multicast or broadcast,
+                   // IPv6 multicast or link-local, an unspecified source (DHCP, IGMP, MLD, router solicitations)
   count_,
 };
 inline constexpr size_t kDrops = static_cast<size_t>(Drop::count_);

@@ -11,13 +11,15 @@
 //    tags, source, destination) and queued into one of the pair's flows by
 //    its 5-tuple (flow_hash.hpp), or sent at once when the scheduler lets
 //    it bypass the queues, as vm_rx does with IPv4 frames. No pair:
-//    unknown_pair.
+//    local_scope for a multicast or link-local frame (local_scope.hpp),
+//    else unknown_pair.
 // A frame shorter than its IPv6 header says, or an invalid solicitation,
 // is malformed.
 #include <rte_mbuf.h>
 
 
 #include "pipeline/flow_hash.hpp"
+#include "pipeline/local_scope.hpp"
 #include "pipeline/nd.hpp"
 #include "pipeline/stages.hpp"
 #include "pipeline/vlan.hpp"
@@ -71,7 +73,7 @@ void vm_ipv6(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags, Nanos now)
     case nd::Kind::other: break;
   }
   const uint32_t p = s.ip6.pair_of(port, tags.vlan, tags.svlan, d + kEth + 8, d + kEth + 24);
-  if (p == HashTable::kMiss) return drop(s, port, m, Drop::unknown_pair);
+  if (p == HashTable::kMiss) return drop(s, port, m, ipv6_local_scope(d) ? Drop::local_scope : Drop::unknown_pair);
   uint32_t fabric_len = rte_pktmbuf_pkt_len(m) + s.encap_bytes(p, s.pairs[p].active_path());
   if (s.bypass_on() && s.sched.try_bypass(p, fabric_len)) {
     // Leaves at once, as vm_rx lets an IPv4 frame go (nothing eligible, the

@@ -27,6 +27,7 @@
 
 #include "pipeline/arp.hpp"
 #include "pipeline/flow_hash.hpp"
+#include "pipeline/local_scope.hpp"
 #include "pipeline/nd.hpp"
 #include "pipeline/not_ufab.hpp"
 #include "pipeline/stages.hpp"
@@ -44,6 +45,13 @@ constexpr size_t kEth = 14;
 // that lets GCC inline what its per-frame loop calls (with these branches
 // inside it, EdgeState::on_enqueued went out of line: +27 instructions a
 // frame at 8K pairs, callgrind).
+// An IPv4 frame no pair takes: local_scope for one meant for the VM's own
+// link (local_scope.hpp), else unknown_pair.
+[[gnu::noinline, gnu::cold]] void drop_unpaired(EdgeState& s, uint16_t port, rte_mbuf* m) {
+  s.stats.drop(port, ipv4_local_scope(rte_pktmbuf_mtod(m, const uint8_t*)) ? Drop::local_scope : Drop::unknown_pair);
+  rte_pktmbuf_free(m);
+}
+
 [[gnu::noinline, gnu::cold]] void not_ipv4(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags, Nanos now) {
   const uint8_t* d = rte_pktmbuf_mtod(m, const uint8_t*);
   const uint32_t len = rte_pktmbuf_data_len(m);
@@ -210,8 +218,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
       const uint32_t p = pair[i];
       rte_mbuf* const m = cand[i];
       if (unlikely(p == HashTable::kMiss)) {
-        s.stats.drop(port, Drop::unknown_pair);
-        rte_pktmbuf_free(m);
+        drop_unpaired(s, port, m);
         continue;
       }
       const uint32_t len = fabric_len(p, m);
@@ -242,8 +249,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
   uint32_t flows[TxBuffer::kCap], q = 0;
   for (uint32_t i = 0; i < k; ++i) {
     if (unlikely(pair[i] == HashTable::kMiss)) {
-      s.stats.drop(port, Drop::unknown_pair);
-      rte_pktmbuf_free(cand[i]);
+      drop_unpaired(s, port, cand[i]);
       continue;
     }
     lens[q] = fabric_len(pair[i], cand[i]);

@@ -78,6 +78,8 @@ int main(int argc, char** argv) {
   lldp[13] = 0xcc;
   vm_in.push_back(lldp);                                      // not_ipv4
   vm_in.push_back(vm_frame(0xc0a80009, kB1, 1000, 100, 1));  // unknown_pair (no VM .9 on this port)
+  vm_in.push_back(vm_frame(0, 0xffffffff, 68, 100, 2));        // local_scope: DHCP (0.0.0.0 to broadcast)
+  vm_in.push_back(vm_frame(kA1, 0xe00000fb, 5353, 60, 3));      // local_scope: mDNS (224.0.0.251)
 
   // Fabric side.
   const Frame inner = vm_frame(kB1, kA1, 2000, 300, 77);
@@ -105,6 +107,7 @@ int main(int argc, char** argv) {
   ITEST_CHECK(f["drop.not_ufab"] == 1, "not_ufab");
   ITEST_CHECK(f["drop.unknown_pair"] == 3, "unknown_pair=%llu", static_cast<unsigned long long>(f["drop.unknown_pair"]));
   ITEST_CHECK(f["drop.unknown_vm"] == 1, "unknown_vm");
+  ITEST_CHECK(f["drop.local_scope"] == 2, "local_scope=%llu", static_cast<unsigned long long>(f["drop.local_scope"]));
   // 4 fit the pair's queue, 6 overflow. A new pair may send w' = phi * B_u * T
   // before any response (two-stage admission, Scenario 1, §3.4), so the 4 leave.
   ITEST_CHECK(f["drop.queue_full"] == 6 && f["queued"] + f["encap"] == 4, "queue_full=%llu queued=%llu",

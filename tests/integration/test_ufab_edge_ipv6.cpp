@@ -5,8 +5,9 @@
 // (tenant 100, fd00::3) has none. Checked on the captures and counters:
 //  - VM side: each VM's IPv6 UDP frames to its remote VM leave encapsulated
 //    with its tenant's VNI and its pair's id, the inner frame unchanged
-//    (tags stripped); to an address no remote VM has: unknown_pair; one cut
-//    shorter than its payload length: malformed;
+//    (tags stripped); to an address no remote VM has: unknown_pair; for the
+//    VM's own link (a router solicitation, an MLD report, link-local UDP):
+//    local_scope; one cut shorter than its payload length: malformed;
 //  - solicitations for fd00::2 from a1 and (VLAN 200) a2 are answered with
 //    their own tenant's remote MAC, byte for byte as written out here
 //    (a2's tagged), also one with a source link-layer address option (its
@@ -75,6 +76,18 @@ const Bytes kB1 = {2, 0, 0, 0, 0x0b, 0x02}, kB2 = {2, 0, 0, 0, 0x0b, 0x04};
 Bytes fd00(uint8_t x) {
   Bytes a(16, 0);
   if (x != 0) a[0] = 0xfd, a[15] = x;
+  return a;
+}
+
+// fe80::x and ff02::x.
+Bytes link_local(uint8_t x) {
+  Bytes a(16, 0);
+  a[0] = 0xfe, a[1] = 0x80, a[15] = x;
+  return a;
+}
+Bytes group(uint8_t x) {
+  Bytes a(16, 0);
+  a[0] = 0xff, a[1] = 0x02, a[15] = x;
   return a;
 }
 
@@ -212,6 +225,13 @@ int main(int argc, char** argv) {
                              solicit(kA3, 5, 2),                              // a3 has no ip6
                              bad_sum,                                         // malformed
                              udp6(kA1, kB1, 1, 9, 4000, 100),                 // unknown_pair
+                             // For the VM's own link (local_scope): a router solicitation,
+                             // an MLD report (behind hop-by-hop) and link-local UDP.
+                             ip6_frame({0x33, 0x33, 0, 0, 0, 2}, kA1, link_local(0xa1), group(2), 58, 255,
+                                       {133, 0, 0, 0, 0, 0, 0, 0}),
+                             ip6_frame({0x33, 0x33, 0, 0, 0, 0x16}, kA1, link_local(0xa1), group(0x16), 0, 1,
+                                       {58, 0, 5, 2, 0, 0, 1, 0, 143, 0, 0, 0, 0, 0, 0, 0}),
+                             ip6_frame(kB1, kA1, link_local(0xa1), link_local(0xb1), 17, 64, {0x13, 0x88, 0x13, 0x89, 0, 8, 0, 0}),
                              cut});                                           // malformed
   const std::vector<Frame> want_na = {advertise(kA1, 1, 2, kB1), tagged(advertise(kA2, 1, 2, kB2), 200),
                                       advertise(kA1, 1, 2, kB1)};
@@ -248,10 +268,12 @@ int main(int argc, char** argv) {
                 inner[kPairA2B2].size());
     auto f = run.final;
     ITEST_CHECK(f["nd_replied"] == 3 && f["drop.nd_unanswered"] == 4 && f["drop.malformed"] == 2 &&
-                    f["drop.unknown_pair"] == 1 && f["drop.unknown_vm"] == 1 && f["encap"] == 4 && f["decap"] == 2,
-                "%s: nd_replied=%llu nd_unanswered=%llu malformed=%llu unknown_pair=%llu unknown_vm=%llu encap=%llu "
-                "decap=%llu",
+                    f["drop.unknown_pair"] == 1 && f["drop.local_scope"] == 3 && f["drop.unknown_vm"] == 1 && f["encap"] == 4 &&
+                    f["decap"] == 2,
+                "%s: nd_replied=%llu nd_unanswered=%llu malformed=%llu unknown_pair=%llu local_scope=%llu unknown_vm=%llu "
+                "encap=%llu decap=%llu",
                 how, U(f["nd_replied"]), U(f["drop.nd_unanswered"]), U(f["drop.malformed"]), U(f["drop.unknown_pair"]),
+                U(f["drop.local_scope"]),
                 U(f["drop.unknown_vm"]), U(f["encap"]), U(f["decap"]));
     ITEST_CHECK(f["conserved"] == 1 && f["queued"] == 0 &&
                     f["rx"] + f["generated"] == f["tx"] + f["queued"] + f["dropped"] + f["absorbed"],
