@@ -421,6 +421,10 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
       for (const HostCfg& o : c.hosts)
         if (o.name == h.name) w.fail(n["name"], f + ".name", "duplicate host '" + h.name + "'");
       h.ip = ipv4(w, w.need(n, "ip", f), f + ".ip");
+      // Probes, responses and data are told apart by their outer source address.
+      if (h.ip == c.ip) w.fail(n["ip"], f + ".ip", "is this edge's own edge.ip");
+      for (const HostCfg& o : c.hosts)
+        if (o.ip == h.ip) w.fail(n["ip"], f + ".ip", "host '" + o.name + "' has this IP");
       h.mac = mac(w, w.need(n, "mac", f), f + ".mac");
       h.base_rtt_ns = static_cast<uint64_t>(real(w, w.need(n, "base_rtt_us", f), f + ".base_rtt_us", 0.1, 1e6) * 1e3);
       const YAML::Node ps = w.need(n, "paths", f);

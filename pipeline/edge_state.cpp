@@ -106,15 +106,14 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
     hr.reply = to_route(h.reply_path.labels);
     hr.reply_src_port = h.reply_path.udp_src_port;
     hr.reply_port = h.reply_path.port;
-    host_by_ip.add(&h.ip, static_cast<uint32_t>(hosts.size()));
+    add_configured(host_by_ip, &h.ip, static_cast<uint32_t>(hosts.size()), "host IP");
     hosts.push_back(std::move(hr));
   }
 
   for (size_t r = 0; r < c.remote_vms.size(); ++r) {
     const edge::VmCfg& rv = c.remote_vms[r];
     const VmKey k{rv.vni, rte_cpu_to_be_32(rv.ip)};
-    if (rv.mac != edge::Mac{} && !arp_targets.add(&k, static_cast<uint32_t>(r)))
-      throw std::runtime_error("ARP target table full");
+    if (rv.mac != edge::Mac{}) add_configured(arp_targets, &k, static_cast<uint32_t>(r), "ARP target (VNI, IP)");
   }
 
   vm_pairs.resize(c.vms.size());
@@ -127,9 +126,9 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
                                " does not exist (" + std::to_string(n_ports) + " DPDK ports)");
     if (std::find(vm_ports.begin(), vm_ports.end(), l.port) == vm_ports.end()) vm_ports.push_back(l.port);
     const VmKey vk{l.vni, rte_cpu_to_be_32(l.ip)};
-    if (!local_vms.add(&vk, static_cast<uint32_t>(v))) throw std::runtime_error("local VM table full");
+    add_configured(local_vms, &vk, static_cast<uint32_t>(v), "local VM (VNI, IP)");
     const ClassifyKey sk{l.port, l.vlan, rte_cpu_to_be_32(l.ip), 0, l.svlan};
-    vm_src.add(&sk, static_cast<uint32_t>(v));
+    add_configured(vm_src, &sk, static_cast<uint32_t>(v), "local VM (port, tags, IP)");
     for (size_t r = 0; r < c.remote_vms.size(); ++r) {
       const edge::VmCfg& rv = c.remote_vms[r];
       if (rv.vni != l.vni) continue;
@@ -150,9 +149,9 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       meta.push_back(m);
       sched.add_pair(idx, m.tenant, c.window_gating ? 0 : HierScheduler<rte_mbuf*>::kMaxWindow);
       const ClassifyKey ck{l.port, l.vlan, rte_cpu_to_be_32(l.ip), rte_cpu_to_be_32(rv.ip), l.svlan};
-      if (!classify.add(&ck, idx) || !wire_pairs.add(&m.wire_id, idx)) throw std::runtime_error("pair table full");
-      if (l.ip6 != edge::Ip6{} && rv.ip6 != edge::Ip6{} && !ip6.add_pair(l, rv, idx))
-        throw std::runtime_error("IPv6 pair table full");
+      add_configured(classify, &ck, idx, "VM-pair (port, tags, source IP, destination IP)");
+      add_configured(wire_pairs, &m.wire_id, idx, "VM-pair id");
+      if (l.ip6 != edge::Ip6{} && rv.ip6 != edge::Ip6{}) ip6.add_pair(l, rv, idx);
       vm_pairs[v].push_back(idx);
     }
   }

@@ -33,9 +33,15 @@ std::string HashTable::unique_name(const char* what) {
 }
 
 bool HashTable::add(const void* key, uint32_t value) {
+  if (rte_hash_lookup(h_, key) >= 0) return false;
   if (rte_hash_add_key_data(h_, key, reinterpret_cast<void*>(static_cast<uintptr_t>(value))) != 0) return false;
   ++n_;
   return true;
+}
+
+void add_configured(HashTable& t, const void* key, uint32_t value, const char* what) {
+  if (t.lookup(key) != HashTable::kMiss) throw std::runtime_error(std::string("two configured entries for one ") + what);
+  if (!t.add(key, value)) throw std::runtime_error(std::string(what) + " table full");
 }
 
 uint32_t HashTable::lookup(const void* key) const {

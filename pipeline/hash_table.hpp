@@ -26,7 +26,8 @@ class HashTable {
   HashTable(const HashTable&) = delete;
   HashTable& operator=(const HashTable&) = delete;
 
-  // False when the table is full.
+  // False when the table is full or already holds the key (rte_hash would
+  // overwrite its value and say nothing).
   bool add(const void* key, uint32_t value);
   uint32_t lookup(const void* key) const;
   // out[i] = value or kMiss for keys[0..n), n <= kMaxBulk.
@@ -41,5 +42,11 @@ class HashTable {
   rte_hash* h_ = nullptr;
   uint32_t n_ = 0;
 };
+
+// Start-up insertion of a configured entry: a key already in the table is
+// one the configuration's checks let through (two VMs of a tenant with one
+// address, two hosts with one IP), and a full table a sizing bug; either
+// throws std::runtime_error naming `what`.
+void add_configured(HashTable& t, const void* key, uint32_t value, const char* what);
 
 }  // namespace ufab::pipeline

@@ -13,10 +13,6 @@ uint32_t with_ip6(const std::vector<edge::VmCfg>& vms, bool need_mac) {
   return n;
 }
 
-void add(HashTable& t, const void* key, uint32_t value, const char* what) {
-  if (!t.add(key, value)) throw std::runtime_error(std::string(what) + " table full");
-}
-
 }  // namespace
 
 Ipv6Tables::Ipv6Tables(const edge::EdgeConfig& c, uint32_t shard_pairs)
@@ -29,21 +25,21 @@ Ipv6Tables::Ipv6Tables(const edge::EdgeConfig& c, uint32_t shard_pairs)
     const edge::VmCfg& l = c.vms[v];
     VmMacKey mk{};
     mk.port = l.port, mk.vlan = l.vlan, mk.svlan = l.svlan, mk.mac = l.mac;
-    add(vm_by_mac, &mk, static_cast<uint32_t>(v), "local VM MAC");
+    add_configured(vm_by_mac, &mk, static_cast<uint32_t>(v), "local VM MAC");
     if (l.ip6 == edge::Ip6{}) continue;
     Vm6Key k{};
     k.vni = l.vni, k.ip = l.ip6;
-    add(local_vms, &k, static_cast<uint32_t>(v), "local VM IPv6");
+    add_configured(local_vms, &k, static_cast<uint32_t>(v), "local VM IPv6");
     VmSrc6Key sk{};
     sk.port = l.port, sk.vlan = l.vlan, sk.svlan = l.svlan, sk.ip = l.ip6;
-    add(vm_src, &sk, static_cast<uint32_t>(v), "local VM IPv6 source");
+    add_configured(vm_src, &sk, static_cast<uint32_t>(v), "local VM IPv6 source");
   }
   for (size_t r = 0; r < c.remote_vms.size(); ++r) {
     const edge::VmCfg& rv = c.remote_vms[r];
     if (rv.ip6 == edge::Ip6{} || rv.mac == edge::Mac{}) continue;
     Vm6Key k{};
     k.vni = rv.vni, k.ip = rv.ip6;
-    add(nd_targets, &k, static_cast<uint32_t>(r), "neighbour discovery target");
+    add_configured(nd_targets, &k, static_cast<uint32_t>(r), "neighbour discovery target");
   }
 }
 
@@ -56,10 +52,10 @@ uint32_t Ipv6Tables::pair_of(uint16_t port, uint16_t vlan, uint16_t svlan, const
   return classify.lookup(&k);
 }
 
-bool Ipv6Tables::add_pair(const edge::VmCfg& l, const edge::VmCfg& r, uint32_t pair) {
+void Ipv6Tables::add_pair(const edge::VmCfg& l, const edge::VmCfg& r, uint32_t pair) {
   Classify6Key k{};
   k.port = l.port, k.vlan = l.vlan, k.svlan = l.svlan, k.src = l.ip6, k.dst = r.ip6;
-  return classify.add(&k, pair);
+  add_configured(classify, &k, pair, "IPv6 VM-pair");
 }
 
 }  // namespace ufab::pipeline

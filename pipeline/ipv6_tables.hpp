@@ -54,7 +54,7 @@ class Ipv6Tables {
   // The pair of a local VM's frame (kMiss: none).
   uint32_t pair_of(uint16_t port, uint16_t vlan, uint16_t svlan, const uint8_t* src, const uint8_t* dst) const;
   // Adds the pair of local VM l to remote VM r (both with ip6) as `pair`.
-  bool add_pair(const edge::VmCfg& l, const edge::VmCfg& r, uint32_t pair);
+  void add_pair(const edge::VmCfg& l, const edge::VmCfg& r, uint32_t pair);
 };
 
 }  // namespace ufab::pipeline
