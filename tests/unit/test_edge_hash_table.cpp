@@ -5,7 +5,6 @@
 // naming the entry, so a configuration that gives two VMs one address
 // stops the edge at start-up instead of leaving one VM unreachable.
 #include <gtest/gtest.h>
-#include <rte_eal.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -13,6 +12,7 @@
 #include <string>
 
 #include "pipeline/hash_table.hpp"
+#include "tests/unit/eal_gtest_main.hpp"
 
 namespace ufab::pipeline {
 namespace {
@@ -65,17 +65,4 @@ TEST(HashTable, AFullTableRefusesAndAddConfiguredSaysSo) {
 }  // namespace
 }  // namespace ufab::pipeline
 
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  char a0[] = "test_edge_hash_table", a1[] = "--no-huge", a2[] = "-m", a3[] = "64", a4[] = "--no-pci",
-       a5[] = "--file-prefix", a6[] = "hashtbl", a7[] = "--log-level", a8[] = "lib.eal:error", a9[] = "-l", a10[] = "0",
-       a11[] = "--no-shconf";
-  char* eal[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11};
-  if (rte_eal_init(static_cast<int>(sizeof eal / sizeof eal[0]), eal) < 0) {
-    std::fprintf(stderr, "test_edge_hash_table: rte_eal_init failed\n");
-    return 1;
-  }
-  const int rc = RUN_ALL_TESTS();
-  rte_eal_cleanup();
-  return rc;
-}
+int main(int argc, char** argv) { return ufab::eal_test::run_with_eal(argc, argv, "test_edge_hash_table"); }

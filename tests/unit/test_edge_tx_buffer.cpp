@@ -6,7 +6,6 @@
 // tx_full drop and is freed (the mempool gets every mbuf back), a full
 // buffer flushes by itself, and no byte of one burst is counted in the next.
 #include <gtest/gtest.h>
-#include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -17,6 +16,7 @@
 
 #include "pipeline/stats.hpp"
 #include "pipeline/tx_buffer.hpp"
+#include "tests/unit/eal_gtest_main.hpp"
 
 namespace ufab::pipeline {
 namespace {
@@ -139,17 +139,4 @@ TEST_F(TxBufferTest, NothingRefusedCountsEveryByte) {
 }  // namespace
 }  // namespace ufab::pipeline
 
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  char a0[] = "test_edge_tx_buffer", a1[] = "--no-huge", a2[] = "-m", a3[] = "64", a4[] = "--no-pci",
-       a5[] = "--file-prefix", a6[] = "txbuf", a7[] = "--log-level", a8[] = "lib.eal:error", a9[] = "-l", a10[] = "0",
-       a11[] = "--no-shconf";
-  char* eal[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11};
-  if (rte_eal_init(static_cast<int>(sizeof eal / sizeof eal[0]), eal) < 0) {
-    std::fprintf(stderr, "test_edge_tx_buffer: rte_eal_init failed\n");
-    return 1;
-  }
-  const int rc = RUN_ALL_TESTS();
-  rte_eal_cleanup();
-  return rc;
-}
+int main(int argc, char** argv) { return ufab::eal_test::run_with_eal(argc, argv, "test_edge_tx_buffer"); }
