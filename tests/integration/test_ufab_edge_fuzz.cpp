@@ -2,7 +2,9 @@
 // silent corruption"), in process on a real Edge: one local VM a1 (port 0)
 // with pairs to b1..b3 on host hB (two paths). For each of four fixed seeds
 // a generator feeds 60K frames in bursts to both sides: valid ones (VM
-// data, tunnel data for a1, probes and finishes from hB's VMs, and the
+// data over IPv4 and IPv6, ARP requests and neighbour solicitations for
+// the remote VMs, tunnel data for a1 with IPv4 or IPv6 inside, probes and
+// finishes from hB's VMs, and the
 // answers to the probes and finishes a1's pairs actually sent, with random
 // telemetry stamped in every hop, extremes included), frames on the wrong
 // side, and mutations of them (bit flips, random bytes, truncation, random
@@ -14,8 +16,8 @@
 //  - rx + generated == tx + queued + dropped + absorbed, exactly (frames
 //    handed to the test's rings count as sent);
 //  - every frame to the fabric parses as a uFAB frame from 10.0.0.1 (and a
-//    control frame's message decodes); every frame to the VM port is a
-//    decapsulated IPv4 frame for 192.168.0.1;
+//    control frame's message decodes); every frame to the VM port is for
+//    a1: decapsulated IPv4 or IPv6, an ARP reply or an advertisement;
 //  - every pair's window, rate and tokens are numbers (no NaN, no negative
 //    window).
 // Then valid input only, for as long as a probe lost to the garbage may
@@ -45,6 +47,7 @@
 #include "tests/integration/edge_common.hpp"
 #include "tests/integration/frames.hpp"
 #include "tests/integration/in_process.hpp"
+#include "tests/integration/ipv6_frames.hpp"
 #include "tests/mutate_frame.hpp"
 
 namespace {
@@ -57,14 +60,18 @@ params: {unit_bw_gbps: 1, queue_capacity: 64, flows_per_pair: 2}
 tenants:
   - {vni: 100, guarantee_gbps: 3}
 vms:
-  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 0}
+  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, ip6: "fd00::a:1", port: 0}
 hosts:
   - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1, 2], [3, 4]], reply_path: [0]}
 remote_vms:
-  - {name: b1, id: 11, tenant: 100, ip: 192.168.1.1, host: hB}
-  - {name: b2, id: 12, tenant: 100, ip: 192.168.1.2, host: hB}
-  - {name: b3, id: 13, tenant: 100, ip: 192.168.1.3, host: hB}
+  - {name: b1, id: 11, tenant: 100, mac: "02:00:00:00:0b:01", ip: 192.168.1.1, ip6: "fd00::b:1", host: hB}
+  - {name: b2, id: 12, tenant: 100, mac: "02:00:00:00:0b:02", ip: 192.168.1.2, ip6: "fd00::b:2", host: hB}
+  - {name: b3, id: 13, tenant: 100, ip: 192.168.1.3, ip6: "fd00::b:3", host: hB}
 )";
+const Bytes kA1Mac = {2, 0, 0, 0, 0x0a, 1};
+const Bytes kA1Ip6 = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0a, 0, 1};
+Bytes b_ip6(uint8_t i) { return {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0b, 0, i}; }
+Bytes b_mac(uint8_t i) { return {2, 0, 0, 0, 0x0b, i}; }
 constexpr uint32_t kA1 = 0xc0a80001, kHostB = 0x0a000002, kEdgeIp = 0x0a000001;
 constexpr uint32_t kB[3] = {0xc0a80101, 0xc0a80102, 0xc0a80103};
 constexpr Nanos kRtt = 100'000;
@@ -95,10 +102,31 @@ struct Fuzz : EdgeRig {
 
   uint64_t below(uint64_t n) { return rng() % n; }
 
-  // Valid input, one of each kind the edge handles.
+  // Valid input, one of each kind the edge handles: IPv4 and IPv6 data,
+  // ARP requests and neighbour solicitations (b3 has no MAC: unanswered).
+  Bytes udp(uint16_t sport, size_t n) {
+    Bytes u = {static_cast<uint8_t>(sport >> 8), static_cast<uint8_t>(sport), 0x13, 0x89,
+               static_cast<uint8_t>((n + 8) >> 8), static_cast<uint8_t>(n + 8), 0, 0};
+    for (size_t i = 0; i < n; ++i) u.push_back(static_cast<uint8_t>(rng()));
+    return u;
+  }
   Frame valid_vm() {
-    return vm_frame(kA1, kB[below(3)], static_cast<uint16_t>(1000 + below(8)), 18 + below(1400),
-                    static_cast<uint8_t>(rng()));
+    const auto b = static_cast<uint8_t>(1 + below(3));
+    switch (below(8)) {
+      case 0: {  // who-has 192.168.1.b tell 192.168.0.1
+        Frame f = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0x0a, 1, 0x08, 0x06, 0, 1, 0x08, 0, 6, 4, 0, 1,
+                   2, 0, 0, 0, 0x0a, 1, 192, 168, 0, 1, 0, 0, 0, 0, 0, 0, 192, 168, 1, b};
+        return f;
+      }
+      case 1: return solicitation(kA1Mac, kA1Ip6, b_ip6(b), below(2) == 0);
+      case 2:
+      case 3:
+        return ip6_frame(b_mac(b), kA1Mac, kA1Ip6, b_ip6(b), 17, 64,
+                         udp(static_cast<uint16_t>(1000 + below(8)), 10 + below(1400)));
+      default:
+        return vm_frame(kA1, kB[b - 1], static_cast<uint16_t>(1000 + below(8)), 18 + below(1400),
+                        static_cast<uint8_t>(rng()));
+    }
   }
   Frame valid_fabric() {
     const uint32_t remote = 11 + static_cast<uint32_t>(below(3));
@@ -109,6 +137,11 @@ struct Fuzz : EdgeRig {
                        100);
       case 1:
         return control(kHostB, route({0}), message(wire::MsgType::finish, pair, 0, {1, 2}, 2), 100);
+      case 2: {  // IPv6 inside
+        const auto b = static_cast<uint8_t>(remote - 10);
+        const Frame inner = ip6_frame(kA1Mac, b_mac(b), b_ip6(b), kA1Ip6, 17, 64, udp(2000, 10 + below(1400)));
+        return ufab_frame(kHostB, 100, pair, route({0}), wire::kNextData, inner);
+      }
       default: {
         const Frame inner = vm_frame(kB[remote - 11], kA1, 2000, 18 + below(1400), static_cast<uint8_t>(rng()));
         return ufab_frame(kHostB, 100, pair, route({0}), wire::kNextData, std::vector<uint8_t>(inner));
@@ -206,12 +239,27 @@ struct Fuzz : EdgeRig {
     while (rte_ring_dequeue(vm_out, &obj) == 0) {
       rte_mbuf* m = static_cast<rte_mbuf*>(obj);
       ++vm_frames_out;
-      const uint8_t* d = rte_pktmbuf_mtod(m, const uint8_t*);
-      uint32_t dst = 0;
-      if (rte_pktmbuf_data_len(m) >= 34) dst = static_cast<uint32_t>(d[30]) << 24 | d[31] << 16 | d[32] << 8 | d[33];
-      if (rte_pktmbuf_data_len(m) < 34 || d[12] != 0x08 || d[13] != 0x00 || dst != kA1) failed_output = true;
+      if (!for_a1(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m))) failed_output = true;
       rte_pktmbuf_free(m);
     }
+  }
+  // A frame to the VM port is for a1: IPv4 to 192.168.0.1, IPv6 to
+  // fd00::a:1, a neighbour advertisement to a1's MAC, or an ARP reply to
+  // 192.168.0.1 (proxy ARP).
+  static bool for_a1(const uint8_t* d, uint32_t len) {
+    const auto ip4_at = [&](uint32_t at) {
+      return (static_cast<uint32_t>(d[at]) << 24 | d[at + 1] << 16 | d[at + 2] << 8 | d[at + 3]) == kA1;
+    };
+    if (len >= 34 && d[12] == 0x08 && d[13] == 0x00) return ip4_at(30);
+    if (len >= 54 && d[12] == 0x86 && d[13] == 0xdd) {
+      // An advertisement goes to the solicitation's source address, which
+      // may be any (a vNIC's link-local one): to a1's MAC, then.
+      const bool advertisement = len >= 55 && d[20] == 58 && d[54] == 136;
+      return std::equal(kA1Ip6.begin(), kA1Ip6.end(), d + 38) ||
+             (advertisement && std::equal(kA1Mac.begin(), kA1Mac.end(), d));
+    }
+    if (len >= 42 && d[12] == 0x08 && d[13] == 0x06) return d[21] == 2 && ip4_at(38);
+    return false;
   }
   void free_vm_tx() {
     void* obj = nullptr;
@@ -276,13 +324,15 @@ void run(uint64_t seed) {
               bad_conservation, kBursts);
   ITEST_CHECK(bad_pairs == 0, "a pair's window, rate or token was not a number after %d of %d bursts", bad_pairs,
               kBursts);
-  ITEST_CHECK(!f.failed_output, "a frame the edge sent was not a well-formed uFAB frame (fabric) or an IPv4 frame "
+  ITEST_CHECK(!f.failed_output, "a frame the edge sent was not a well-formed uFAB frame (fabric) or a frame "
                                 "for a1 (VM port)");
   // The run reached every kind of handling, good and bad.
   using pipeline::Drop;
   for (const Drop d : {Drop::spoofed, Drop::malformed, Drop::not_ufab, Drop::not_ipv4, Drop::unknown_pair,
-                       Drop::unknown_vm})
+                       Drop::unknown_vm, Drop::arp_unanswered, Drop::nd_unanswered})
     ITEST_CHECK(st.dropped(d) > 0, "no frame was dropped as %s", std::string(pipeline::to_string(d)).c_str());
+  ITEST_CHECK(st.arp_replied > 0 && st.nd_replied > 0, "ARP replies %llu, neighbour advertisements %llu: want each > 0",
+              static_cast<unsigned long long>(st.arp_replied), static_cast<unsigned long long>(st.nd_replied));
   ITEST_CHECK(st.encapsulated > 0 && st.decapsulated > 0 && st.reflected > 0 && st.absorbed > 0 &&
                   f.control_out > 0 && f.vm_frames_out > 0,
               "encap %llu, decap %llu, reflected %llu, absorbed %llu, control frames out %llu, VM frames out %llu: "

@@ -38,6 +38,7 @@
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
 #include "tests/integration/frames.hpp"
+#include "tests/integration/ipv6_frames.hpp"
 #include "tests/integration/run_process.hpp"
 
 namespace {
@@ -68,7 +69,6 @@ constexpr uint32_t kHostB = 0x0a000002;
 constexpr uint32_t kPairB1A1 = 2u << 16 | 1, kPairB2A2 = 4u << 16 | 3;
 constexpr uint32_t kPairA1B1 = 1u << 16 | 2, kPairA2B2 = 3u << 16 | 4;
 
-using Bytes = std::vector<uint8_t>;
 const Bytes kA1 = {2, 0, 0, 0, 0x0a, 0x01}, kA2 = {2, 0, 0, 0, 0x0a, 0x03}, kA3 = {2, 0, 0, 0, 0x0a, 0x05};
 const Bytes kB1 = {2, 0, 0, 0, 0x0b, 0x02}, kB2 = {2, 0, 0, 0, 0x0b, 0x04};
 
@@ -91,32 +91,6 @@ Bytes group(uint8_t x) {
   return a;
 }
 
-uint16_t icmp6_sum(const Bytes& f) {  // over RFC 4443's pseudo-header and the ICMPv6 message (an independent sum)
-  const size_t len = f.size() - 54;
-  uint32_t s = 0;
-  const auto words = [&](size_t from, size_t n) {
-    for (size_t i = 0; i + 1 < n; i += 2) s += static_cast<uint32_t>(f[from + i] << 8 | f[from + i + 1]);
-  };
-  words(22, 32);
-  s += static_cast<uint32_t>(len) + 58;
-  words(54, len);
-  while (s >> 16) s = (s & 0xffff) + (s >> 16);
-  return static_cast<uint16_t>(~s);
-}
-
-// Ethernet/IPv6 with `next` header and `payload`.
-Frame ip6_frame(const Bytes& dst_mac, const Bytes& src_mac, const Bytes& src, const Bytes& dst, uint8_t next,
-                uint8_t hops, const Bytes& payload) {
-  Frame f(dst_mac);
-  f.insert(f.end(), src_mac.begin(), src_mac.end());
-  f.insert(f.end(), {0x86, 0xdd, 0x60, 0, 0, 0, static_cast<uint8_t>(payload.size() >> 8),
-                     static_cast<uint8_t>(payload.size()), next, hops});
-  f.insert(f.end(), src.begin(), src.end());
-  f.insert(f.end(), dst.begin(), dst.end());
-  f.insert(f.end(), payload.begin(), payload.end());
-  return f;
-}
-
 // A UDP datagram of `n` bytes of data from VM `from` (MAC) at src to dst.
 Frame udp6(const Bytes& from, const Bytes& to, uint8_t src, uint8_t dst, uint16_t sport, size_t n) {
   Bytes u = {static_cast<uint8_t>(sport >> 8), static_cast<uint8_t>(sport), 0x13, 0x89,
@@ -125,32 +99,11 @@ Frame udp6(const Bytes& from, const Bytes& to, uint8_t src, uint8_t dst, uint16_
   return ip6_frame(to, from, fd00(src), fd00(dst), 17, 64, u);
 }
 
-// A solicitation from `from` at fd00::src (0: ::) for fd00::target.
-Frame solicit(const Bytes& from, uint8_t src, uint8_t target) {
-  const Bytes mc = {0x33, 0x33, 0xff, 0, 0, target};
-  Bytes group = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0, 0, target};
-  Bytes icmp = {135, 0, 0, 0, 0, 0, 0, 0};
-  const Bytes t = fd00(target);
-  icmp.insert(icmp.end(), t.begin(), t.end());
-  Frame f = ip6_frame(mc, from, fd00(src), group, 58, 255, icmp);
-  const uint16_t c = icmp6_sum(f);
-  f[56] = static_cast<uint8_t>(c >> 8);
-  f[57] = static_cast<uint8_t>(c);
-  return f;
-}
-
-// The same with a source link-layer address option (RFC 4861 4.3), 8 bytes
+// A solicitation from `from` at fd00::src (0: ::) for fd00::target; with
+// `sllao` its source link-layer address option too (RFC 4861 4.3), 8 bytes
 // longer than the advertisement that answers it.
-Frame solicit_sllao(const Bytes& from, uint8_t src, uint8_t target) {
-  Frame f = solicit(from, src, target);
-  f.insert(f.end(), {1, 1});
-  f.insert(f.end(), from.begin(), from.end());
-  f[19] = static_cast<uint8_t>(f.size() - 54);  // the payload length
-  f[56] = f[57] = 0;
-  const uint16_t c = icmp6_sum(f);
-  f[56] = static_cast<uint8_t>(c >> 8);
-  f[57] = static_cast<uint8_t>(c);
-  return f;
+Frame solicit(const Bytes& from, uint8_t src, uint8_t target, bool sllao = false) {
+  return solicitation(from, fd00(src), fd00(target), sllao);
 }
 
 // The advertisement that answers solicit(to, src, target) with `mac`.
@@ -161,9 +114,7 @@ Frame advertise(const Bytes& to, uint8_t src, uint8_t target, const Bytes& mac) 
   icmp.insert(icmp.end(), {2, 1});
   icmp.insert(icmp.end(), mac.begin(), mac.end());
   Frame f = ip6_frame(to, mac, fd00(target), fd00(src), 58, 255, icmp);
-  const uint16_t c = icmp6_sum(f);
-  f[56] = static_cast<uint8_t>(c >> 8);
-  f[57] = static_cast<uint8_t>(c);
+  set_icmp6_sum(f);
   return f;
 }
 
@@ -216,7 +167,7 @@ int main(int argc, char** argv) {
   bad_sum[57] ^= 0x40;
   Frame cut = udp6(kA1, kB1, 1, 2, 4000, 100);
   cut.resize(cut.size() - 10);
-  std::vector<Frame> vm_in = {solicit(kA1, 1, 2), tagged(solicit(kA2, 1, 2), 200), solicit_sllao(kA1, 1, 2)};
+  std::vector<Frame> vm_in = {solicit(kA1, 1, 2), tagged(solicit(kA2, 1, 2), 200), solicit(kA1, 1, 2, true)};
   vm_in.insert(vm_in.end(), a1_data.begin(), a1_data.end());
   vm_in.insert(vm_in.end(), {tagged(a2_inner, 200),
                              solicit(kA1, 1, 3),                              // c1 has no MAC
