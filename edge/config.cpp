@@ -385,17 +385,25 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
     // (VNI, IP) and (VNI, IPv6) name one VM of the tenant, local or remote:
     // fabric_rx delivers by (VNI, destination), and ARP, ND and the pairs'
     // keys by the remote VM's address (the VM's name, to say which).
-    std::map<std::pair<uint32_t, uint32_t>, std::string> vni_ips;
-    std::map<std::pair<uint32_t, Ip6>, std::string> vni_ip6s;
+    // A remote VM may not have a local VM's address either: a pair to it,
+    // and an ARP answer to the local VM's gratuitous announcements
+    // (pipeline/vm_arp.cpp), would follow.
+    struct Holder {
+      std::string name;
+      bool local;
+    };
+    std::map<std::pair<uint32_t, uint32_t>, Holder> vni_ips;
+    std::map<std::pair<uint32_t, Ip6>, Holder> vni_ip6s;
     const auto unique_address = [&](const YAML::Node& n, const std::string& f, const VmCfg& v, bool local) {
-      const auto other = [&](const std::string& name) {
-        return std::string(local ? "VM " : "remote VM ") + name + " of tenant " + std::to_string(v.vni);
+      const auto holder = [&](const Holder& h) {
+        const char* kind = !h.local ? "remote VM " : local ? "VM " : "local VM ";
+        return kind + h.name + " of tenant " + std::to_string(v.vni);
       };
-      const auto [ip, fresh] = vni_ips.emplace(std::pair{v.vni, v.ip}, v.name);
-      if (!fresh) w.fail(n["ip"], f + ".ip", other(ip->second) + " has this IP");
+      const auto [ip, fresh] = vni_ips.emplace(std::pair{v.vni, v.ip}, Holder{v.name, local});
+      if (!fresh) w.fail(n["ip"], f + ".ip", holder(ip->second) + " has this IP");
       if (v.ip6 == Ip6{}) return;
-      const auto [ip6, fresh6] = vni_ip6s.emplace(std::pair{v.vni, v.ip6}, v.name);
-      if (!fresh6) w.fail(n["ip6"], f + ".ip6", other(ip6->second) + " has this IPv6 address");
+      const auto [ip6, fresh6] = vni_ip6s.emplace(std::pair{v.vni, v.ip6}, Holder{v.name, local});
+      if (!fresh6) w.fail(n["ip6"], f + ".ip6", holder(ip6->second) + " has this IPv6 address");
     };
     each(w, root, "vms", [&](const YAML::Node& n, const std::string& f) {
       VmCfg v = load_vm(w, n, f, c, true);
@@ -439,14 +447,6 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
     each(w, root, "remote_vms", [&](const YAML::Node& n, const std::string& f) {
       VmCfg v = load_vm(w, n, f, c, false);
       if (!ids.insert(v.id).second) w.fail(n["id"], f + ".id", "duplicate VM id " + std::to_string(v.id));
-      // A pair to the local VM's own address, and an ARP answer to its
-      // gratuitous announcements (pipeline/vm_arp.cpp), would follow.
-      for (const VmCfg& l : c.vms) {
-        if (l.vni == v.vni && l.ip == v.ip)
-          w.fail(n["ip"], f + ".ip", "local VM " + l.name + " of tenant " + std::to_string(v.vni) + " has this IP");
-        if (v.ip6 != Ip6{} && l.vni == v.vni && l.ip6 == v.ip6)
-          w.fail(n["ip6"], f + ".ip6", "local VM " + l.name + " of tenant " + std::to_string(v.vni) + " has this IPv6 address");
-      }
       unique_address(n, f, v, false);
       c.remote_vms.push_back(std::move(v));
     });

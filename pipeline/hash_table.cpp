@@ -40,8 +40,9 @@ bool HashTable::add(const void* key, uint32_t value) {
 }
 
 void add_configured(HashTable& t, const void* key, uint32_t value, const char* what) {
-  if (t.lookup(key) != HashTable::kMiss) throw std::runtime_error(std::string("two configured entries for one ") + what);
-  if (!t.add(key, value)) throw std::runtime_error(std::string(what) + " table full");
+  if (t.add(key, value)) return;
+  throw std::runtime_error(t.lookup(key) != HashTable::kMiss ? std::string("two configured entries for one ") + what
+                                                             : std::string(what) + " table full");
 }
 
 uint32_t HashTable::lookup(const void* key) const {

@@ -19,14 +19,14 @@ Ipv6Tables::Ipv6Tables(const edge::EdgeConfig& c, uint32_t shard_pairs)
     : classify(HashTable::unique_name("cls6"), shard_pairs, sizeof(Classify6Key)),
       local_vms(HashTable::unique_name("vm6"), with_ip6(c.vms, false), sizeof(Vm6Key)),
       vm_src(HashTable::unique_name("src6"), with_ip6(c.vms, false), sizeof(VmSrc6Key)),
-      vm_by_mac(HashTable::unique_name("mac"), static_cast<uint32_t>(c.vms.size()), sizeof(VmMacKey)),
+      vm_by_mac(HashTable::unique_name("mac"), with_ip6(c.vms, false), sizeof(VmMacKey)),
       nd_targets(HashTable::unique_name("nd"), with_ip6(c.remote_vms, true), sizeof(Vm6Key)) {
   for (size_t v = 0; v < c.vms.size(); ++v) {
     const edge::VmCfg& l = c.vms[v];
+    if (l.ip6 == edge::Ip6{}) continue;  // no IPv6 pairs: its solicitations go unanswered
     VmMacKey mk{};
     mk.port = l.port, mk.vlan = l.vlan, mk.svlan = l.svlan, mk.mac = l.mac;
     add_configured(vm_by_mac, &mk, static_cast<uint32_t>(v), "local VM MAC");
-    if (l.ip6 == edge::Ip6{}) continue;
     Vm6Key k{};
     k.vni = l.vni, k.ip = l.ip6;
     add_configured(local_vms, &k, static_cast<uint32_t>(v), "local VM IPv6");

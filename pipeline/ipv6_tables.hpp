@@ -7,8 +7,11 @@
 //               (vm_ipv6.cpp; only pairs whose two VMs have IPv6);
 //  - local_vms: (VNI, address) -> local VM (fabric_rx.cpp, decapsulation);
 //  - vm_src:    (port, tags, source) -> local VM (dispatch.cpp: its owner);
-//  - vm_by_mac: (port, tags, MAC) -> local VM: who sent a neighbour
-//               solicitation (its source may be a link-local address);
+//  - vm_by_mac: (port, tags, MAC) -> local VM with an ip6: who sent a
+//               neighbour solicitation (its source may be a link-local
+//               address); a VM without one has no IPv6 pairs, and its
+//               solicitations go unanswered (told a MAC, it would send
+//               into unknown_pair);
 //  - nd_targets: (VNI, address) -> remote VM with a MAC (the neighbour
 //               discovery proxy answers for it, nd.hpp).
 // Built once from the configuration, like every table of EdgeState.

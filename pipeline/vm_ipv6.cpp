@@ -4,7 +4,8 @@
 //    address may be the vNIC's link-local one) for the address of a remote
 //    VM of its tenant with a MAC (remote_vms[].ip6 and .mac) is answered
 //    with an advertisement in that VM's name, on this port, tagged as it
-//    came (nd_replied), if that VM has an ip6 itself; other solicitations
+//    came (nd_replied), if that VM has an ip6 itself (vm_by_mac holds only
+//    those, ipv6_tables.hpp); other solicitations
 //    are nd_unanswered, among them duplicate address detection (source
 //    ::), which must get no answer;
 //  - any other IPv6 frame is data: classified into its VM-pair by (port,
@@ -16,7 +17,6 @@
 // A frame shorter than its IPv6 header says, or an invalid solicitation,
 // is malformed.
 #include <rte_mbuf.h>
-
 
 #include "pipeline/flow_hash.hpp"
 #include "pipeline/local_scope.hpp"
@@ -41,9 +41,7 @@ void solicitation(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags, const
   VmMacKey from{};
   from.port = port, from.vlan = tags.vlan, from.svlan = tags.svlan, from.mac = ns.from;
   const uint32_t vm = ns.src == nd::Ip6{} ? HashTable::kMiss : s.ip6.vm_by_mac.lookup(&from);
-  // Only a VM with an ip6 has IPv6 pairs: another one told the target's MAC
-  // would send into unknown_pair, where no answer makes its stack give up.
-  if (vm != HashTable::kMiss && s.cfg.vms[vm].ip6 != edge::Ip6{}) {
+  if (vm != HashTable::kMiss) {
     Vm6Key k{};
     k.vni = s.cfg.vms[vm].vni, k.ip = ns.target;
     target = s.ip6.nd_targets.lookup(&k);

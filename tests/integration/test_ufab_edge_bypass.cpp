@@ -40,6 +40,7 @@
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
 #include "tests/integration/in_process.hpp"
+#include "tests/integration/ipv6_frames.hpp"
 
 namespace {
 
@@ -62,18 +63,11 @@ struct Out {
 
 // Ethernet/IPv6/UDP from a1 (fd00::a:1) to b<dst> (fd00::b:<dst>), UDP source port `sport`.
 Frame vm_frame6(uint8_t dst, uint16_t sport, size_t payload) {
-  Frame f = {2, 0, 0, 0, 0xb, dst, 2, 0, 0, 0, 0xa, 1, 0x86, 0xdd, 0x60, 0, 0, 0};
+  const auto addr = [](uint8_t vm, uint8_t last) { return Bytes{0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, vm, 0, last}; };
   const size_t udp = 8 + payload;
-  for (uint8_t b : {uint8_t(udp >> 8), uint8_t(udp), uint8_t{17}, uint8_t{64}}) f.push_back(b);
-  for (uint8_t vm : {uint8_t{0xa}, uint8_t{0xb}}) {
-    const uint8_t last = vm == 0xa ? 1 : dst;
-    for (uint8_t b : {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, int(vm), 0, int(last)}) f.push_back(static_cast<uint8_t>(b));
-  }
-  for (uint8_t b : {uint8_t(sport >> 8), uint8_t(sport), uint8_t{0}, uint8_t{9}, uint8_t(udp >> 8), uint8_t(udp), uint8_t{0},
-                    uint8_t{0}})
-    f.push_back(b);
-  for (size_t i = 0; i < payload; ++i) f.push_back(static_cast<uint8_t>(sport + i * 13));
-  return f;
+  Bytes u = {uint8_t(sport >> 8), uint8_t(sport), 0, 9, uint8_t(udp >> 8), uint8_t(udp), 0, 0};
+  for (size_t i = 0; i < payload; ++i) u.push_back(static_cast<uint8_t>(sport + i * 13));
+  return ip6_frame({2, 0, 0, 0, 0xb, dst}, {2, 0, 0, 0, 0xa, 1}, addr(0xa, 1), addr(0xb, dst), 17, 64, u);
 }
 
 struct Rig : EdgeRig {
