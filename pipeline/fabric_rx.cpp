@@ -56,11 +56,8 @@ void deliver(EdgeState& s, uint16_t port, rte_mbuf* m, const wire::FrameView& v)
   rte_pktmbuf_adj(m, static_cast<uint16_t>(v.payload_offset));
   if (const uint32_t extra = rte_pktmbuf_pkt_len(m) - static_cast<uint32_t>(v.payload_len); extra != 0)
     rte_pktmbuf_trim(m, static_cast<uint16_t>(extra));  // Ethernet padding after the UDP payload
-  const edge::VmCfg& to = s.cfg.vms[vm];
-  if (to.vlan != 0 && unlikely(to.svlan != 0 ? !insert_qinq(m, to.svlan, to.vlan) : !insert_vlan(m, to.vlan)))
-    return drop(s, port, m, Drop::no_headroom);
+  if (unlikely(!to_vm_port(s, vm, m))) return drop(s, port, m, Drop::no_headroom);
   ++s.stats.decapsulated;
-  s.tx[to.port].push(m);
 }
 
 // The receiver-side pair of a probe or finish; created on the first probe.

@@ -6,6 +6,7 @@
 //   vm_rx.cpp       VM-side frames -> classify (cache, rte_hash) -> scheduler enqueue
 //   vm_arp.cpp      a VM's ARP request answered in a remote VM's name (proxy ARP)
 //   vm_ipv6.cpp     a VM's IPv6 frames: classified and queued; neighbour solicitations answered
+//   vm_local.cpp    a VM's frame for another local VM of its tenant, to that VM's port
 //   sched_tx.cpp    scheduler dequeue under each pair's window -> encap -> fabric TX
 //   control_tx.cpp  a pair's control messages (probe every L_w bytes, queries,
 //                   finish) into fresh mbufs; a pair's window and acks into the scheduler
@@ -39,6 +40,27 @@ void vm_arp(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags);
 // A VM's IPv6 frame, tags stripped likewise: a neighbour solicitation
 // answered or dropped, any other frame classified and queued (vm_ipv6.cpp).
 void vm_ipv6(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags, Nanos now);
+// Between two local VMs of a tenant (vm_local.cpp; no VM-pair joins them):
+// the other local VM of local VM `from`'s tenant at IPv4 address ip
+// (network order) or IPv6 address ip6, kMiss when none. local_peer_of
+// names the sender by its frame's (port, tags, source address) as vm_src
+// does, so a frame with another VM's source address has no peer.
+uint32_t local_peer(const EdgeState& s, uint32_t from, uint32_t ip);
+uint32_t local_peer6(const EdgeState& s, uint32_t from, const uint8_t* ip6);
+uint32_t local_peer_of(const EdgeState& s, const ClassifyKey& k);
+uint32_t local_peer_of6(const EdgeState& s, uint16_t port, VlanTags tags, const uint8_t* src, const uint8_t* dst);
+// A VM's frame (tags stripped) that no pair takes, when local_peer_of named
+// local VM `to`: to its port, counted as local_delivered (or no_headroom).
+void deliver_local(EdgeState& s, uint16_t port, rte_mbuf* m, uint32_t to);
+// A tenant's frame to local VM vm's port with its tenant's tags (fabric_rx's
+// decapsulation, deliver_local); false when there is no headroom for them
+// (m is still the caller's).
+inline bool to_vm_port(EdgeState& s, uint32_t vm, rte_mbuf* m) {
+  const edge::VmCfg& to = s.cfg.vms[vm];
+  if (unlikely(!insert_tenant_tags(m, to.svlan, to.vlan))) return false;
+  s.tx[to.port].push(m);
+  return true;
+}
 void fabric_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, Nanos now);
 uint32_t sched_tx(EdgeState& s, Nanos now);
 // Data frames the scheduler let go (dequeued, or bypassed on arrival) to the

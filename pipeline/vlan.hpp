@@ -88,4 +88,11 @@ inline bool insert_qinq(rte_mbuf* m, uint16_t svid, uint16_t cvid) {
   return push_tag(m, 0x8100, cvid) && push_tag(m, 0x88a8, svid);
 }
 
+// Inserts a VM's tenant tags (vms[].vlan, .svlan; 0: none) for delivery to
+// its port: none, one 802.1Q tag, or QinQ. False when there is no headroom.
+inline bool insert_tenant_tags(rte_mbuf* m, uint16_t svlan, uint16_t vlan) {
+  if (vlan == 0) return true;
+  return svlan != 0 ? insert_qinq(m, svlan, vlan) : insert_vlan(m, vlan);
+}
+
 }  // namespace ufab::pipeline

@@ -19,6 +19,8 @@
 // tenant has, is unknown_vlan too. An ARP frame goes to vm_arp (proxy ARP:
 // a request for a remote VM of the tenant is answered in its name), an
 // IPv6 frame to vm_ipv6 (queued into its pair; neighbour discovery proxy).
+// A frame for another local VM of the tenant has no pair and goes to that
+// VM's port (vm_local.cpp).
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
@@ -45,9 +47,12 @@ constexpr size_t kEth = 14;
 // that lets GCC inline what its per-frame loop calls (with these branches
 // inside it, EdgeState::on_enqueued went out of line: +27 instructions a
 // frame at 8K pairs, callgrind).
-// An IPv4 frame no pair takes: local_scope for one meant for the VM's own
-// link (local_scope.hpp), else unknown_pair.
-[[gnu::noinline, gnu::cold]] void drop_unpaired(EdgeState& s, uint16_t port, rte_mbuf* m) {
+// An IPv4 frame no pair takes (k: its classification key): to another
+// local VM of the sender's tenant (vm_local.cpp), else dropped as
+// local_scope for one meant for the VM's own link (local_scope.hpp) or
+// unknown_pair.
+[[gnu::noinline, gnu::cold]] void drop_unpaired(EdgeState& s, uint16_t port, rte_mbuf* m, const ClassifyKey& k) {
+  if (const uint32_t to = local_peer_of(s, k); to != HashTable::kMiss) return deliver_local(s, port, m, to);
   s.stats.drop(port, ipv4_local_scope(rte_pktmbuf_mtod(m, const uint8_t*)) ? Drop::local_scope : Drop::unknown_pair);
   rte_pktmbuf_free(m);
 }
@@ -218,7 +223,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
       const uint32_t p = pair[i];
       rte_mbuf* const m = cand[i];
       if (unlikely(p == HashTable::kMiss)) {
-        drop_unpaired(s, port, m);
+        drop_unpaired(s, port, m, keys[i]);
         continue;
       }
       const uint32_t len = fabric_len(p, m);
@@ -249,7 +254,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
   uint32_t flows[TxBuffer::kCap], q = 0;
   for (uint32_t i = 0; i < k; ++i) {
     if (unlikely(pair[i] == HashTable::kMiss)) {
-      drop_unpaired(s, port, cand[i]);
+      drop_unpaired(s, port, cand[i], keys[i]);
       continue;
     }
     lens[q] = fabric_len(pair[i], cand[i]);

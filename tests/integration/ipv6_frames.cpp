@@ -49,4 +49,28 @@ Frame solicitation(const Bytes& from, const Bytes& src, const Bytes& target, boo
   return f;
 }
 
+Bytes fd00(uint8_t x) {
+  Bytes a(16, 0);
+  if (x != 0) a[0] = 0xfd, a[15] = x;
+  return a;
+}
+
+Frame udp6(const Bytes& from, const Bytes& to, uint8_t src, uint8_t dst, uint16_t sport, size_t n) {
+  Bytes u = {static_cast<uint8_t>(sport >> 8), static_cast<uint8_t>(sport), 0x13, 0x89,
+             static_cast<uint8_t>((n + 8) >> 8), static_cast<uint8_t>(n + 8), 0, 0};
+  for (size_t i = 0; i < n; ++i) u.push_back(static_cast<uint8_t>(i * 13 + sport));
+  return ip6_frame(to, from, fd00(src), fd00(dst), 17, 64, u);
+}
+
+Frame advertise(const Bytes& to, uint8_t src, uint8_t target, const Bytes& mac) {
+  Bytes icmp = {136, 0, 0, 0, 0x60, 0, 0, 0};
+  const Bytes t = fd00(target);
+  icmp.insert(icmp.end(), t.begin(), t.end());
+  icmp.insert(icmp.end(), {2, 1});
+  icmp.insert(icmp.end(), mac.begin(), mac.end());
+  Frame f = ip6_frame(to, mac, fd00(target), fd00(src), 58, 255, icmp);
+  set_icmp6_sum(f);
+  return f;
+}
+
 }  // namespace ufab::itest

@@ -25,5 +25,13 @@ Frame ip6_frame(const Bytes& dst_mac, const Bytes& src_mac, const Bytes& src, co
 // the target's solicited-node group; with `sllao`, the source link-layer
 // address option after it (8 bytes more).
 Frame solicitation(const Bytes& from, const Bytes& src, const Bytes& target, bool sllao = false);
+// fd00::x, or :: for x = 0.
+Bytes fd00(uint8_t x);
+// A UDP datagram of `n` bytes of data from VM MAC `from` at fd00::src to
+// MAC `to` at fd00::dst, from UDP port sport to 5001.
+Frame udp6(const Bytes& from, const Bytes& to, uint8_t src, uint8_t dst, uint16_t sport, size_t n);
+// The advertisement that answers solicitation(to, fd00(src), fd00(target))
+// with `mac`: solicited and override flags, the target link-layer address.
+Frame advertise(const Bytes& to, uint8_t src, uint8_t target, const Bytes& mac);
 
 }  // namespace ufab::itest

@@ -20,10 +20,10 @@
 //
 // argv[1]: path of ufab-edge, or empty when DPDK was not found (exit 77).
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "tests/integration/arp_frames.hpp"
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
 #include "tests/integration/frames.hpp"
@@ -55,27 +55,8 @@ remote_vms:
   - {name: b4, id: 8, tenant: 200, mac: "02:00:00:00:0b:08", ip: 192.168.0.4, host: hB}
 )";
 
-using Mac = std::vector<uint8_t>;
-const Mac kBcast = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, kZero = {0, 0, 0, 0, 0, 0};
 const Mac kA1 = {2, 0, 0, 0, 0x0a, 0x01}, kA2 = {2, 0, 0, 0, 0x0a, 0x03}, kA3 = {2, 0, 0, 0, 0x0a, 0x05};
 const Mac kB1 = {2, 0, 0, 0, 0x0b, 0x02}, kB2 = {2, 0, 0, 0, 0x0b, 0x04}, kB3 = {2, 0, 0, 0, 0x0b, 0x06};
-
-// An untagged ARP frame for IPv4 over Ethernet, RFC 826's fields in order;
-// IPs as 192.168.0.x by their last byte.
-Frame arp(const Mac& eth_dst, const Mac& eth_src, uint8_t op, const Mac& sha, uint8_t spa, const Mac& tha,
-          uint8_t tpa) {
-  Frame f(eth_dst);
-  f.insert(f.end(), eth_src.begin(), eth_src.end());
-  f.insert(f.end(), {0x08, 0x06, 0x00, 0x01, 0x08, 0x00, 6, 4, 0x00, op});
-  f.insert(f.end(), sha.begin(), sha.end());
-  f.insert(f.end(), {192, 168, 0, spa});
-  f.insert(f.end(), tha.begin(), tha.end());
-  f.insert(f.end(), {192, 168, 0, tpa});
-  if (spa == 0) std::memset(f.data() + 28, 0, 4);  // sender 0.0.0.0 (a DAD probe)
-  return f;
-}
-Frame who_has(const Mac& from, uint8_t spa, uint8_t tpa) { return arp(kBcast, from, 1, from, spa, kZero, tpa); }
-Frame is_at(const Mac& to, uint8_t to_ip, const Mac& mac, uint8_t ip) { return arp(to, mac, 2, mac, ip, to, to_ip); }
 
 }  // namespace
 

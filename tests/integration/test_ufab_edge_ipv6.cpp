@@ -72,13 +72,6 @@ constexpr uint32_t kPairA1B1 = 1u << 16 | 2, kPairA2B2 = 3u << 16 | 4;
 const Bytes kA1 = {2, 0, 0, 0, 0x0a, 0x01}, kA2 = {2, 0, 0, 0, 0x0a, 0x03}, kA3 = {2, 0, 0, 0, 0x0a, 0x05};
 const Bytes kB1 = {2, 0, 0, 0, 0x0b, 0x02}, kB2 = {2, 0, 0, 0, 0x0b, 0x04};
 
-// fd00::x, or :: for x = 0.
-Bytes fd00(uint8_t x) {
-  Bytes a(16, 0);
-  if (x != 0) a[0] = 0xfd, a[15] = x;
-  return a;
-}
-
 // fe80::x and ff02::x.
 Bytes link_local(uint8_t x) {
   Bytes a(16, 0);
@@ -91,31 +84,11 @@ Bytes group(uint8_t x) {
   return a;
 }
 
-// A UDP datagram of `n` bytes of data from VM `from` (MAC) at src to dst.
-Frame udp6(const Bytes& from, const Bytes& to, uint8_t src, uint8_t dst, uint16_t sport, size_t n) {
-  Bytes u = {static_cast<uint8_t>(sport >> 8), static_cast<uint8_t>(sport), 0x13, 0x89,
-             static_cast<uint8_t>((n + 8) >> 8), static_cast<uint8_t>(n + 8), 0, 0};
-  for (size_t i = 0; i < n; ++i) u.push_back(static_cast<uint8_t>(i * 13 + sport));
-  return ip6_frame(to, from, fd00(src), fd00(dst), 17, 64, u);
-}
-
 // A solicitation from `from` at fd00::src (0: ::) for fd00::target; with
 // `sllao` its source link-layer address option too (RFC 4861 4.3), 8 bytes
 // longer than the advertisement that answers it.
 Frame solicit(const Bytes& from, uint8_t src, uint8_t target, bool sllao = false) {
   return solicitation(from, fd00(src), fd00(target), sllao);
-}
-
-// The advertisement that answers solicit(to, src, target) with `mac`.
-Frame advertise(const Bytes& to, uint8_t src, uint8_t target, const Bytes& mac) {
-  Bytes icmp = {136, 0, 0, 0, 0x60, 0, 0, 0};
-  const Bytes t = fd00(target);
-  icmp.insert(icmp.end(), t.begin(), t.end());
-  icmp.insert(icmp.end(), {2, 1});
-  icmp.insert(icmp.end(), mac.begin(), mac.end());
-  Frame f = ip6_frame(to, mac, fd00(target), fd00(src), 58, 255, icmp);
-  set_icmp6_sum(f);
-  return f;
 }
 
 unsigned long long U(uint64_t v) { return static_cast<unsigned long long>(v); }
