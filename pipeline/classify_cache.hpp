@@ -3,7 +3,9 @@
 // OVS's EMC sits in front of its classifier. The table stays the truth: a
 // key the cache does not hold is looked up there and, when found, cached.
 // Misses (unknown pairs) are never cached, so a flood of unknown keys costs
-// table lookups, as without the cache, and never evicts a known pair.
+// table lookups, as without the cache, and never evicts a known pair. A
+// value is whatever the caller stores: vm_rx.cpp also caches a key for
+// another local VM of the sender's tenant (kLocal | VM, vm_local.cpp).
 //
 // Why: with 8K pairs in random order an rte_hash bulk lookup costs ~137
 // instructions and two cache lines per frame (its bucket, then the key);

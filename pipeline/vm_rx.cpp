@@ -47,12 +47,21 @@ constexpr size_t kEth = 14;
 // that lets GCC inline what its per-frame loop calls (with these branches
 // inside it, EdgeState::on_enqueued went out of line: +27 instructions a
 // frame at 8K pairs, callgrind).
-// An IPv4 frame no pair takes (k: its classification key): to another
-// local VM of the sender's tenant (vm_local.cpp), else dropped as
-// local_scope for one meant for the VM's own link (local_scope.hpp) or
-// unknown_pair.
-[[gnu::noinline, gnu::cold]] void drop_unpaired(EdgeState& s, uint16_t port, rte_mbuf* m, const ClassifyKey& k) {
-  if (const uint32_t to = local_peer_of(s, k); to != HashTable::kMiss) return deliver_local(s, port, m, to);
+// What classify gives a key no pair has: kLocal | the local VM it is for
+// (another local VM of the sender's tenant, vm_local.cpp), cached like a
+// pair, or kMiss. Pair indices stay below kLocal.
+constexpr uint32_t kLocal = 1u << 31;
+static_assert(HashTable::kMiss >= kLocal);
+[[gnu::noinline, gnu::cold]] uint32_t unpaired(const EdgeState& s, const void* key) {
+  const uint32_t to = local_peer_of(s, *static_cast<const ClassifyKey*>(key));
+  return to == HashTable::kMiss ? HashTable::kMiss : kLocal | to;
+}
+
+// An IPv4 frame no pair takes (c: what classify gave, >= kLocal): to the
+// local VM c names, else dropped as local_scope for one meant for the VM's
+// own link (local_scope.hpp) or unknown_pair.
+[[gnu::noinline, gnu::cold]] void drop_unpaired(EdgeState& s, uint16_t port, rte_mbuf* m, uint32_t c) {
+  if (c != HashTable::kMiss) return deliver_local(s, port, m, c & ~kLocal);
   s.stats.drop(port, ipv4_local_scope(rte_pktmbuf_mtod(m, const uint8_t*)) ? Drop::local_scope : Drop::unknown_pair);
   rte_pktmbuf_free(m);
 }
@@ -77,20 +86,21 @@ inline void prefetch_pair(const EdgeState& s, uint32_t p, bool bypass) {
   if (bypass) s.sched.prefetch_pair(p);
 }
 
-// keys -> pairs (or kMiss) through the worker's exact-match cache, then
-// the classification table for what the cache does not hold; what the table
-// finds is cached (classify_cache.hpp). Each pair found is prefetched as
-// soon as it is known (prefetch_pair), the cache's hits before the misses
-// are looked up.
+// keys -> pairs (or kLocal | a local VM, or kMiss: unpaired) through the
+// worker's exact-match cache, then the classification table for what the
+// cache does not hold; what the table finds is cached (classify_cache.hpp),
+// and so is a key for a local VM (found by unpaired). Each pair found is
+// prefetched as soon as it is known (prefetch_pair), the cache's hits
+// before the misses are looked up.
 void classify(EdgeState& s, const void* const* kp, const uint32_t* sig, uint32_t n, uint32_t* out, bool bypass) {
   const void* miss_key[TxBuffer::kCap];
   uint32_t miss_sig[TxBuffer::kCap], slot[TxBuffer::kCap], found[TxBuffer::kCap];
   uint32_t nm = 0;
   for (uint32_t i = 0; i < n; ++i) {
     out[i] = s.classify_cache.lookup(kp[i], sig[i]);
-    if (likely(out[i] != ClassifyCache::kMiss)) {
+    if (likely(out[i] < kLocal)) {
       prefetch_pair(s, out[i], bypass);
-    } else {
+    } else if (out[i] == ClassifyCache::kMiss) {
       miss_key[nm] = kp[i];
       miss_sig[nm] = sig[i];
       slot[nm++] = i;
@@ -100,9 +110,10 @@ void classify(EdgeState& s, const void* const* kp, const uint32_t* sig, uint32_t
   s.stats.classify_lookups += nm;
   s.classify.lookup_bulk_hashed(miss_key, miss_sig, nm, found);
   for (uint32_t j = 0; j < nm; ++j) {
-    out[slot[j]] = found[j];
-    s.classify_cache.insert(miss_key[j], miss_sig[j], found[j]);
-    if (found[j] != HashTable::kMiss) prefetch_pair(s, found[j], bypass);
+    const uint32_t c = likely(found[j] != HashTable::kMiss) ? found[j] : unpaired(s, miss_key[j]);
+    out[slot[j]] = c;
+    s.classify_cache.insert(miss_key[j], miss_sig[j], c);
+    if (likely(c < kLocal)) prefetch_pair(s, c, bypass);
   }
 }
 
@@ -222,8 +233,8 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
     for (uint32_t i = 0; i < k; ++i) {
       const uint32_t p = pair[i];
       rte_mbuf* const m = cand[i];
-      if (unlikely(p == HashTable::kMiss)) {
-        drop_unpaired(s, port, m, keys[i]);
+      if (unlikely(p >= kLocal)) {
+        drop_unpaired(s, port, m, p);
         continue;
       }
       const uint32_t len = fabric_len(p, m);
@@ -253,8 +264,8 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
   }
   uint32_t flows[TxBuffer::kCap], q = 0;
   for (uint32_t i = 0; i < k; ++i) {
-    if (unlikely(pair[i] == HashTable::kMiss)) {
-      drop_unpaired(s, port, cand[i], keys[i]);
+    if (unlikely(pair[i] >= kLocal)) {
+      drop_unpaired(s, port, cand[i], pair[i]);
       continue;
     }
     lens[q] = fabric_len(pair[i], cand[i]);

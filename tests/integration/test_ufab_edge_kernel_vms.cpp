@@ -12,6 +12,13 @@
 //  - a's neighbour tables hold b at the MAC remote_vms[].mac gives;
 //  - a TCP stream of 4 MB from a to b over IPv4, and another over IPv6,
 //    arrive whole (byte count and SHA-256);
+//  - VM c, a third namespace on edge A's second VM port (192.168.0.3,
+//    fd00::3, tenant 100: a local VM of a's tenant, no pair between them):
+//    ping and ping -6 from a to c answered, a's neighbour entries for c at
+//    c's MAC (ARP and ND answered by edge A for a local VM), a 4 MB TCP
+//    stream a -> c whole; edge A counts local_delivered, and its table
+//    lookups stay a small fraction of them (the exact-match cache holds
+//    the local flows' keys);
 //  - both edges answered ARP and solicitations (arp_replied, nd_replied
 //    >= 1), encapsulated and decapsulated, and conserve every frame (rx +
 //    generated == tx + queued + dropped + absorbed; the kernels' router
@@ -40,7 +47,7 @@ namespace {
 
 using namespace ufab::itest;
 
-std::string g_ns[2], g_host_if[2];
+std::string g_ns[3], g_host_if[3];
 
 int sh(const std::string& cmd) { return std::system(cmd.c_str()); }
 
@@ -54,11 +61,12 @@ extern "C" void on_term(int) {
 }
 
 // Edge `me` (10.0.0.x) with local VM `vm` and the peer's VM as remote; the
-// peer host is reached on the switch's port `label`.
+// peer host is reached on the switch's port `label`. Edge 1 also has VM c
+// on port 2 (its second VM port; the memif is port 1).
 std::string config(int me, const char* label) {
   const int peer = 3 - me;
   const char vm = me == 1 ? 'a' : 'b', other = me == 1 ? 'b' : 'a';
-  char buf[1536];
+  char buf[2048];
   std::snprintf(buf, sizeof(buf), R"(edge:
   fabric_port: 1
   ip: 10.0.0.%d
@@ -70,21 +78,28 @@ tenants:
   - {vni: 100, guarantee_gbps: 1}
 vms:
   - {name: %c, id: %d, tenant: 100, mac: "02:00:00:00:0%c:01", ip: 192.168.0.%d, ip6: "fd00::%d", port: 0}
-hosts:
+%shosts:
   - {name: peer, ip: 10.0.0.%d, mac: "02:00:00:00:00:0%d", base_rtt_us: 1000, paths: [[%s]]}
 remote_vms:
   - {name: %c, id: %d, tenant: 100, mac: "02:00:00:00:0%c:01", ip: 192.168.0.%d, ip6: "fd00::%d", host: peer}
 )",
-                me, me, vm, me, vm, me, me, peer, peer, label, other, peer, other, peer, peer);
+                me, me, vm, me, vm, me, me,
+                me == 1 ? "  - {name: c, id: 3, tenant: 100, mac: \"02:00:00:00:0c:01\", ip: 192.168.0.3, ip6: \"fd00::3\", "
+                          "port: 2}\n"
+                        : "",
+                peer, peer, label, other, peer, other, peer, peer);
   return buf;
 }
 
+// host_if2: a second VM port after the memif (port 2), "" for none.
 std::vector<std::string> edge_cmd(const std::string& exe, const std::string& prefix, const char* lcore,
-                                  const std::string& host_if, const std::string& memif, const std::string& yaml) {
+                                  const std::string& host_if, const std::string& memif, const std::string& yaml,
+                                  const std::string& host_if2 = "") {
   std::vector<std::string> c = {exe};
   for (const std::string& s : edge_eal(prefix, lcore)) c.push_back(s);
-  c.insert(c.end(), {"--vdev", "net_af_packet0,iface=" + host_if, "--vdev", "net_memif0," + memif, "--", "--config", yaml,
-                     "--stats-interval", "0"});
+  c.insert(c.end(), {"--vdev", "net_af_packet0,iface=" + host_if, "--vdev", "net_memif0," + memif});
+  if (!host_if2.empty()) c.insert(c.end(), {"--vdev", "net_af_packet1,iface=" + host_if2});
+  c.insert(c.end(), {"--", "--config", yaml, "--stats-interval", "0"});
   return c;
 }
 
@@ -143,6 +158,8 @@ int main(int argc, char** argv) {
   g_ns[1] = "ufkvb" + tag;
   g_host_if[0] = "ufka" + tag;
   g_host_if[1] = "ufkb" + tag;
+  g_ns[2] = "ufkvc" + tag;
+  g_host_if[2] = "ufkc" + tag;
   signal(SIGTERM, on_term);
   signal(SIGINT, on_term);
 
@@ -150,10 +167,11 @@ int main(int argc, char** argv) {
   // this namespace for the edge. No offloads on the vNIC: the edges see
   // frames of at most the MTU with their checksums filled in.
   bool setup = true;
-  for (int i = 0; i < 2; ++i) {
-    const std::string ns = g_ns[i], vnic = i == 0 ? "va" : "vb", h = g_host_if[i];
-    const std::string mac = i == 0 ? "02:00:00:00:0a:01" : "02:00:00:00:0b:01";
-    const std::string ip = i == 0 ? "192.168.0.1/24" : "192.168.0.2/24", ip6 = i == 0 ? "fd00::1/64" : "fd00::2/64";
+  for (int i = 0; i < 3; ++i) {
+    const char x = static_cast<char>('a' + i);  // VM a, b, c
+    const std::string ns = g_ns[i], vnic = std::string("v") + x, h = g_host_if[i];
+    const std::string mac = std::string("02:00:00:00:0") + x + ":01";
+    const std::string ip = "192.168.0." + std::to_string(i + 1) + "/24", ip6 = "fd00::" + std::to_string(i + 1) + "/64";
     setup = setup && sh("ip netns add " + ns + " && ip link add " + h + " type veth peer name " + vnic + " netns " + ns +
                         " && sysctl -qw net.ipv6.conf." + h + ".disable_ipv6=1" +
                         " && ip -n " + ns + " link set " + vnic + " address " + mac +
@@ -183,7 +201,7 @@ int main(int argc, char** argv) {
   const Spawned sw = spawn_switch_between_edges(core, pc, dir, 15);
   const int pid_c = sw.pid;
   ITEST_CHECK(sw.ready, "the switch does not listen");
-  const int pid_a = spawn(edge_cmd(edge, pa, "1", g_host_if[0], "role=client,socket=" + dir + "/a.sock", dir + "/A.yaml"),
+  const int pid_a = spawn(edge_cmd(edge, pa, "1", g_host_if[0], "role=client,socket=" + dir + "/a.sock", dir + "/A.yaml", g_host_if[2]),
                           dir + "/a.out", dir + "/a.err");
   ITEST_CHECK(wait_for_text(dir + "/a.out", "VM-pairs", 15), "edge A did not start");
   std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -214,9 +232,38 @@ int main(int argc, char** argv) {
     ITEST_CHECK(!sent.empty() && got.find(sent) != std::string::npos, "%s: the 4 MB arrived whole", b);
   }
 
+  // a -> c: two local VMs of one tenant on edge A, switched by it (no pair).
+  for (const char* c : {"192.168.0.3", "fd00::3"}) {
+    const std::string ping = shell_output("ip netns exec " + g_ns[0] + " ping -c 5 -i 0.2 -W 5 " + c + " 2>&1");
+    std::printf("ping %s:\n%s", c, ping.c_str());
+    ITEST_CHECK(ping.find("5 packets transmitted, 5 received") != std::string::npos, "%s (local): every echo answered", c);
+    const std::string neigh = shell_output("ip -n " + g_ns[0] + " neigh show " + c);
+    std::printf("a's neighbour entry: %s", neigh.c_str());
+    ITEST_CHECK(neigh.find("lladdr 02:00:00:00:0c:01") != std::string::npos, "a resolved %s to c's vms[].mac", c);
+  }
+  {
+    const std::string c = "192.168.0.3", sink_out = dir + "/sinkc.out", source_out = dir + "/sourcec.out";
+    const int pid_sink = spawn({"/bin/sh", "-c", "exec ip netns exec " + g_ns[2] + " python3 " + dir + "/sink.py " + c},
+                               sink_out, dir + "/sinkc.err");
+    ITEST_CHECK(wait_for_text(sink_out, "listening", 15), "the TCP sink in c did not start");
+    const RunResult src = run_with_deadline(
+        {"/bin/sh", "-c", "exec ip netns exec " + g_ns[0] + " python3 " + dir + "/source.py " + c}, source_out,
+        dir + "/sourcec.err", 60);
+    const RunResult sink = wait_with_deadline(pid_sink, 60);
+    const std::string sent = read_file(source_out), got = read_file(sink_out);
+    std::printf("TCP to c sent: %sreceived: %s", sent.c_str(), got.c_str());
+    ITEST_CHECK(src.exit_code == 0 && sink.exit_code == 0 && !sent.empty() && got.find(sent) != std::string::npos,
+                "a -> c: the 4 MB arrived whole (source exit %d, sink exit %d)", src.exit_code, sink.exit_code);
+  }
+
   const std::string tel = telemetry(pa, "/ufab/stats");
   std::printf("A /ufab/stats: %s\n", tel.c_str());
   ITEST_CHECK(json_number(tel, "arp_replied") >= 1, "/ufab/stats shows arp_replied");
+  // 4 MB at most 1500 B a frame, plus the echoes, each way; the local flows'
+  // keys held in the exact-match cache after their first bursts.
+  const long long local = json_number(tel, "local_delivered"), lookups = json_number(tel, "classify_lookups");
+  ITEST_CHECK(local >= 2800 && lookups >= 0 && lookups * 10 < local, "/ufab/stats local_delivered=%lld "
+              "classify_lookups=%lld", local, lookups);
   for (const int pid : {pid_a, pid_b, pid_c}) kill(pid, SIGTERM);
   const RunResult ra = wait_with_deadline(pid_a, 30), rb = wait_with_deadline(pid_b, 30), rc = wait_with_deadline(pid_c, 30);
   for (const std::string& p : {pa, pb, pc}) remove_dpdk_runtime(p);
@@ -237,5 +284,5 @@ int main(int argc, char** argv) {
                 "edge %s: conservation", who);
   }
   return conclude(dir, "kernel VMs in namespaces ping and stream TCP over IPv4 and IPv6 through two ufab-edges, "
-                      "ARP and neighbour discovery answered by the edges");
+                      "and between two local VMs of edge A, ARP and neighbour discovery answered by the edges");
 }
