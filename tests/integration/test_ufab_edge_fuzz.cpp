@@ -1,9 +1,10 @@
 // ufab-edge on random bad input (issue 4 §6, "never a crash, a hang or
-// silent corruption"), in process on a real Edge: one local VM a1 (port 0)
-// with pairs to b1..b3 on host hB (two paths). For each of four fixed seeds
-// a generator feeds 60K frames in bursts to both sides: valid ones (VM
-// data over IPv4 and IPv6, ARP requests and neighbour solicitations for
-// the remote VMs, tunnel data for a1 with IPv4 or IPv6 inside, probes and
+// silent corruption"), in process on a real Edge: local VMs a1 and a2
+// (port 0) with pairs to b1..b3 on host hB (two paths). For each of four
+// fixed seeds a generator feeds 60K frames in bursts to both sides: valid
+// ones (a1's data over IPv4 and IPv6, ARP requests and neighbour
+// solicitations for the remote VMs, the same to a2, a local VM of its
+// tenant (vm_local.cpp), tunnel data for a1 with IPv4 or IPv6 inside, probes and
 // finishes from hB's VMs, and the
 // answers to the probes and finishes a1's pairs actually sent, with random
 // telemetry stamped in every hop, extremes included), frames on the wrong
@@ -17,7 +18,8 @@
 //    handed to the test's rings count as sent);
 //  - every frame to the fabric parses as a uFAB frame from 10.0.0.1 (and a
 //    control frame's message decodes); every frame to the VM port is for
-//    a1: decapsulated IPv4 or IPv6, an ARP reply or an advertisement;
+//    a1 or a2: IPv4 or IPv6 to its address, an ARP reply or an
+//    advertisement;
 //  - every pair's window, rate and tokens are numbers (no NaN, no negative
 //    window).
 // Then valid input only, for as long as a probe lost to the garbage may
@@ -61,6 +63,7 @@ tenants:
   - {vni: 100, guarantee_gbps: 3}
 vms:
   - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, ip6: "fd00::a:1", port: 0}
+  - {name: a2, id: 2, tenant: 100, mac: "02:00:00:00:0a:02", ip: 192.168.0.2, ip6: "fd00::a:2", port: 0}
 hosts:
   - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1, 2], [3, 4]], reply_path: [0]}
 remote_vms:
@@ -68,11 +71,12 @@ remote_vms:
   - {name: b2, id: 12, tenant: 100, mac: "02:00:00:00:0b:02", ip: 192.168.1.2, ip6: "fd00::b:2", host: hB}
   - {name: b3, id: 13, tenant: 100, ip: 192.168.1.3, ip6: "fd00::b:3", host: hB}
 )";
-const Bytes kA1Mac = {2, 0, 0, 0, 0x0a, 1};
+const Bytes kA1Mac = {2, 0, 0, 0, 0x0a, 1}, kA2Mac = {2, 0, 0, 0, 0x0a, 2};
 const Bytes kA1Ip6 = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0a, 0, 1};
+const Bytes kA2Ip6 = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0a, 0, 2};
 Bytes b_ip6(uint8_t i) { return {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0b, 0, i}; }
 Bytes b_mac(uint8_t i) { return {2, 0, 0, 0, 0x0b, i}; }
-constexpr uint32_t kA1 = 0xc0a80001, kHostB = 0x0a000002, kEdgeIp = 0x0a000001;
+constexpr uint32_t kA1 = 0xc0a80001, kA2 = 0xc0a80002, kHostB = 0x0a000002, kEdgeIp = 0x0a000001;
 constexpr uint32_t kB[3] = {0xc0a80101, 0xc0a80102, 0xc0a80103};
 constexpr Nanos kRtt = 100'000;
 constexpr int kBursts = 2000, kBurst = 30;  // 60K frames
@@ -103,7 +107,8 @@ struct Fuzz : EdgeRig {
   uint64_t below(uint64_t n) { return rng() % n; }
 
   // Valid input, one of each kind the edge handles: IPv4 and IPv6 data,
-  // ARP requests and neighbour solicitations (b3 has no MAC: unanswered).
+  // ARP requests and neighbour solicitations (b3 has no MAC: unanswered),
+  // to a remote VM or (one in four) to a2.
   Bytes udp(uint16_t sport, size_t n) {
     Bytes u = {static_cast<uint8_t>(sport >> 8), static_cast<uint8_t>(sport), 0x13, 0x89,
                static_cast<uint8_t>((n + 8) >> 8), static_cast<uint8_t>(n + 8), 0, 0};
@@ -112,19 +117,21 @@ struct Fuzz : EdgeRig {
   }
   Frame valid_vm() {
     const auto b = static_cast<uint8_t>(1 + below(3));
+    const bool local = below(4) == 0;  // to a2
+    const Bytes mac = local ? kA2Mac : b_mac(b), ip6 = local ? kA2Ip6 : b_ip6(b);
     switch (below(8)) {
-      case 0: {  // who-has 192.168.1.b tell 192.168.0.1
+      case 0: {  // who-has 192.168.1.b (or 192.168.0.2) tell 192.168.0.1
         Frame f = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0x0a, 1, 0x08, 0x06, 0, 1, 0x08, 0, 6, 4, 0, 1,
                    2, 0, 0, 0, 0x0a, 1, 192, 168, 0, 1, 0, 0, 0, 0, 0, 0, 192, 168, 1, b};
+        if (local) f[40] = 0, f[41] = 2;
         return f;
       }
-      case 1: return solicitation(kA1Mac, kA1Ip6, b_ip6(b), below(2) == 0);
+      case 1: return solicitation(kA1Mac, kA1Ip6, ip6, below(2) == 0);
       case 2:
       case 3:
-        return ip6_frame(b_mac(b), kA1Mac, kA1Ip6, b_ip6(b), 17, 64,
-                         udp(static_cast<uint16_t>(1000 + below(8)), 10 + below(1400)));
+        return ip6_frame(mac, kA1Mac, kA1Ip6, ip6, 17, 64, udp(static_cast<uint16_t>(1000 + below(8)), 10 + below(1400)));
       default:
-        return vm_frame(kA1, kB[b - 1], static_cast<uint16_t>(1000 + below(8)), 18 + below(1400),
+        return vm_frame(kA1, local ? kA2 : kB[b - 1], static_cast<uint16_t>(1000 + below(8)), 18 + below(1400),
                         static_cast<uint8_t>(rng()));
     }
   }
@@ -239,24 +246,25 @@ struct Fuzz : EdgeRig {
     while (rte_ring_dequeue(vm_out, &obj) == 0) {
       rte_mbuf* m = static_cast<rte_mbuf*>(obj);
       ++vm_frames_out;
-      if (!for_a1(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m))) failed_output = true;
+      if (!for_local_vm(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m))) failed_output = true;
       rte_pktmbuf_free(m);
     }
   }
-  // A frame to the VM port is for a1: IPv4 to 192.168.0.1, IPv6 to
-  // fd00::a:1, a neighbour advertisement to a1's MAC, or an ARP reply to
-  // 192.168.0.1 (proxy ARP).
-  static bool for_a1(const uint8_t* d, uint32_t len) {
+  // A frame to the VM port is for a1 or a2: IPv4 to 192.168.0.1 or .2,
+  // IPv6 to fd00::a:1 or fd00::a:2, a neighbour advertisement to a1's or
+  // a2's MAC, or an ARP reply to 192.168.0.1 or .2 (proxy ARP).
+  static bool for_local_vm(const uint8_t* d, uint32_t len) {
     const auto ip4_at = [&](uint32_t at) {
-      return (static_cast<uint32_t>(d[at]) << 24 | d[at + 1] << 16 | d[at + 2] << 8 | d[at + 3]) == kA1;
+      const uint32_t a = static_cast<uint32_t>(d[at]) << 24 | d[at + 1] << 16 | d[at + 2] << 8 | d[at + 3];
+      return a == kA1 || a == kA2;
     };
+    const auto is = [&](const Bytes& b, uint32_t at) { return std::equal(b.begin(), b.end(), d + at); };
     if (len >= 34 && d[12] == 0x08 && d[13] == 0x00) return ip4_at(30);
     if (len >= 54 && d[12] == 0x86 && d[13] == 0xdd) {
       // An advertisement goes to the solicitation's source address, which
-      // may be any (a vNIC's link-local one): to a1's MAC, then.
+      // may be any (a vNIC's link-local one): to the VM's MAC, then.
       const bool advertisement = len >= 55 && d[20] == 58 && d[54] == 136;
-      return std::equal(kA1Ip6.begin(), kA1Ip6.end(), d + 38) ||
-             (advertisement && std::equal(kA1Mac.begin(), kA1Mac.end(), d));
+      return is(kA1Ip6, 38) || is(kA2Ip6, 38) || (advertisement && (is(kA1Mac, 0) || is(kA2Mac, 0)));
     }
     if (len >= 42 && d[12] == 0x08 && d[13] == 0x06) return d[21] == 2 && ip4_at(38);
     return false;
@@ -288,7 +296,7 @@ struct Fuzz : EdgeRig {
 void run(uint64_t seed) {
   Fuzz f(seed);
   pipeline::EdgeState& s = f.s;
-  ITEST_CHECK(f.vm_out != nullptr && s.pairs.size() == 3, "rig: VM ring %p, %zu pairs", static_cast<void*>(f.vm_out),
+  ITEST_CHECK(f.vm_out != nullptr && s.pairs.size() == 6, "rig: VM ring %p, %zu pairs", static_cast<void*>(f.vm_out),
               s.pairs.size());
   if (g_failures != 0) return;
   int bad_conservation = 0, bad_pairs = 0;
@@ -331,8 +339,10 @@ void run(uint64_t seed) {
   for (const Drop d : {Drop::spoofed, Drop::malformed, Drop::not_ufab, Drop::not_ipv4, Drop::unknown_pair,
                        Drop::unknown_vm, Drop::arp_unanswered, Drop::nd_unanswered})
     ITEST_CHECK(st.dropped(d) > 0, "no frame was dropped as %s", std::string(pipeline::to_string(d)).c_str());
-  ITEST_CHECK(st.arp_replied > 0 && st.nd_replied > 0, "ARP replies %llu, neighbour advertisements %llu: want each > 0",
-              static_cast<unsigned long long>(st.arp_replied), static_cast<unsigned long long>(st.nd_replied));
+  ITEST_CHECK(st.arp_replied > 0 && st.nd_replied > 0 && st.local_delivered > 0,
+              "ARP replies %llu, neighbour advertisements %llu, frames to a2 %llu: want each > 0",
+              static_cast<unsigned long long>(st.arp_replied), static_cast<unsigned long long>(st.nd_replied),
+              static_cast<unsigned long long>(st.local_delivered));
   ITEST_CHECK(st.encapsulated > 0 && st.decapsulated > 0 && st.reflected > 0 && st.absorbed > 0 &&
                   f.control_out > 0 && f.vm_frames_out > 0,
               "encap %llu, decap %llu, reflected %llu, absorbed %llu, control frames out %llu, VM frames out %llu: "
@@ -369,20 +379,24 @@ void run(uint64_t seed) {
               static_cast<unsigned long long>(f.data_sent_clean));
   ITEST_CHECK(s.queued() <= 1, "%llu frames still queued after 1,124 base RTTs of valid input (%llu before)",
               static_cast<unsigned long long>(s.queued()), static_cast<unsigned long long>(queued_before));
-  // Each pair is sending with a finite window (a1->b1 must be), or idle
+  // Each pair is sending with a finite window (a1->b1 must be), or at rest
   // with nothing queued or in flight (the others, once drained).
   for (uint32_t p = 0; p < s.pairs.size(); ++p) {
     const VmPair& vp = s.pairs[p];
     const double w = vp.window(f.now);
     const bool sending = vp.state() == VmPair::State::active && std::isfinite(w) && w > 0;
-    const bool drained = vp.state() == VmPair::State::idle && s.sched.backlog_bytes(p) == 0 && vp.inflight() == 0;
+    // a2's pairs have no valid input: still selecting their first path, or
+    // idle after what mutated frames gave them.
+    const bool a2s = p == f.pair(2, 11) || p == f.pair(2, 12) || p == f.pair(2, 13);
+    const bool rest = vp.state() == VmPair::State::idle || (a2s && vp.state() == VmPair::State::selecting);
+    const bool drained = rest && s.sched.backlog_bytes(p) == 0 && vp.inflight() == 0;
     ITEST_CHECK(sending || (drained && p != f.pair(1, 11)),
                 "pair %u after 1,124 base RTTs of valid input: state %d, window %g, %llu B queued, %llu in flight", p,
                 static_cast<int>(vp.state()), w, static_cast<unsigned long long>(s.sched.backlog_bytes(p)),
                 static_cast<unsigned long long>(vp.inflight()));
   }
   std::printf("fuzz seed %llu: %d bursts of %d frames; rx %llu, dropped %llu (spoofed %llu, malformed %llu, not_ufab %llu, "
-              "unknown_pair %llu, unknown_vm %llu), encap %llu, decap %llu, reflected %llu, absorbed %llu\n",
+              "unknown_pair %llu, unknown_vm %llu), encap %llu, decap %llu, reflected %llu, absorbed %llu, local %llu\n",
               static_cast<unsigned long long>(seed), kBursts, kBurst, static_cast<unsigned long long>(st.rx()),
               static_cast<unsigned long long>(st.dropped()),
               static_cast<unsigned long long>(st.dropped(Drop::spoofed)),
@@ -391,7 +405,8 @@ void run(uint64_t seed) {
               static_cast<unsigned long long>(st.dropped(Drop::unknown_pair)),
               static_cast<unsigned long long>(st.dropped(Drop::unknown_vm)),
               static_cast<unsigned long long>(st.encapsulated), static_cast<unsigned long long>(st.decapsulated),
-              static_cast<unsigned long long>(st.reflected), static_cast<unsigned long long>(st.absorbed));
+              static_cast<unsigned long long>(st.reflected), static_cast<unsigned long long>(st.absorbed),
+              static_cast<unsigned long long>(st.local_delivered));
 }
 
 }  // namespace
