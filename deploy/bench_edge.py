@@ -33,6 +33,13 @@ Setup (one host, no NICs):
               queues (params.sched_bypass, docs/design.md section 16); the
               ctl1s_queued row (sched_bypass: false) puts every frame through
               them, and "scheduler alone" below measures HierScheduler.
+  local switching (one lcore, 32 us, 64 B and 1500 B): a second, small
+              configuration, one tenant with local VMs l0 (net_pcap0) and
+              l1 (net_null1, a second VM port), the pcap all l0 -> l1 (64
+              flows): frames between two local VMs of a tenant need no pair
+              and are switched to the other VM's port (pipeline/vm_local.cpp,
+              the stats line's local_delivered); compared with testpmd io
+              of the same run.
   rate        data frames encapsulated per second (the stats line's encap
               counter over the run after a warm-up second; net_null refuses
               nothing), from ufab-edge's own --stats-interval lines, per
@@ -127,12 +134,44 @@ def ip4(a):
 
 def frame(t, k, sport, length):
     """Ethernet/IPv4/UDP from local VM of tenant t to its remote VM k, length bytes in all."""
-    eth = bytes.fromhex("020000000001") + bytes.fromhex(f"02000001{t >> 8:02x}{t & 255:02x}") + b"\x08\x00"
+    return udp_frame(bytes.fromhex(f"02000001{t >> 8:02x}{t & 255:02x}"), tenant_ips(t), remote_ip(t, k), sport, length)
+
+
+def udp_frame(src_mac, src_ip, dst_ip, sport, length):
+    """Ethernet/IPv4/UDP from src_mac at src_ip to dst_ip:5001, length bytes in all."""
+    eth = bytes.fromhex("020000000001") + src_mac + b"\x08\x00"
     ip_len = length - 14
-    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, ip_len, 0, 0x4000, 64, 17, 0, ip4(tenant_ips(t)), ip4(remote_ip(t, k)))
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, ip_len, 0, 0x4000, 64, 17, 0, ip4(src_ip), ip4(dst_ip))
     hdr = hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:]
     udp = struct.pack("!HHHH", sport, 5001, ip_len - 20, 0)
     return eth + hdr + udp + bytes(ip_len - 28)
+
+
+LOCAL_SRC, LOCAL_DST = "10.1.0.1", "10.1.0.2"  # l0 and l1 of the local switching case
+
+
+def write_local_config(path):
+    """One tenant, local VMs l0 (port 0) and l1 (port 2), one remote VM (so
+    each local VM has a pair; the frames l0 -> l1 use none)."""
+    with open(path, "w") as f:
+        f.write("edge: {fabric_port: 1, ip: 10.0.0.1, mac: \"02:00:00:00:00:01\"}\n"
+                "params: {window_gating: false, token_period_us: 32, mbufs: 32767, burst: 32}\n"
+                "tenants:\n  - {vni: 1000, guarantee_gbps: 1}\n"
+                "vms:\n"
+                f"  - {{name: l0, id: 1, tenant: 1000, mac: \"02:00:00:01:00:01\", ip: {LOCAL_SRC}, port: 0}}\n"
+                f"  - {{name: l1, id: 2, tenant: 1000, mac: \"02:00:00:01:00:02\", ip: {LOCAL_DST}, port: 2}}\n"
+                "hosts:\n  - {name: h0, ip: 10.0.0.2, mac: \"02:00:00:00:01:00\", base_rtt_us: 20, paths: [[1]]}\n"
+                "remote_vms:\n  - {name: r0, id: 3, tenant: 1000, ip: 10.16.0.1, host: h0}\n")
+
+
+def write_local_pcap(path, length):
+    """4096 frames l0 -> l1 over 64 UDP source ports."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i in range(4096):
+            fr = udp_frame(bytes.fromhex("020000010001"), LOCAL_SRC, LOCAL_DST, 10000 + (i % 64), length)
+            f.write(struct.pack("<IIII", 0, 0, len(fr), len(fr)))
+            f.write(fr)
 
 
 def active_pairs(n):
@@ -286,12 +325,14 @@ def kv(line):
     return {m.group(1): m.group(2) for m in re.finditer(r"(\S+?)=(\S+)", line)}
 
 
-def edge_rate(out, warmup_s, thread=None):
+def edge_rate(out, warmup_s, thread=None, counter="encap"):
     """Data frames encapsulated (and all fabric TX) per second of the worker's
     CPU time and per wall second, from the stats lines after the warm-up.
     thread: None when each line carries one CPU figure (the busiest thread);
     else the key of the worker thread in thread_cpu()'s figures, and the
-    control lcore's (main thread's) CPU share is returned too."""
+    control lcore's (main thread's) CPU share is returned too. counter: the
+    stats line's count of the frames measured (local_delivered: frames
+    switched between local VMs)."""
     rows = [(kv(l), cpu) for l, cpu in out if l.startswith("ufab-edge stats ")]
     if len(rows) < 2:
         return None
@@ -310,8 +351,9 @@ def edge_rate(out, warmup_s, thread=None):
     if dt <= 0 or dcpu <= 0:
         return None
     drops = {k[5:]: int(v) for k, v in b.items() if k.startswith("drop.")}
-    r = {"mpps": (int(b["encap"]) - int(a["encap"])) / dcpu / 1e6,
-         "mpps_wall": (int(b["encap"]) - int(a["encap"])) / dt / 1e6,
+    frames = int(b.get(counter, 0)) - int(a.get(counter, 0))
+    r = {"mpps": frames / dcpu / 1e6,
+         "mpps_wall": frames / dt / 1e6,
          "cpu_share": dcpu / dt,
          "tx_mpps": (int(b["tx"]) - int(a["tx"])) / dcpu / 1e6,
          "seconds": dt, "conserved": b["conserved"] == "1", "queued_end": int(b["queued"]),
@@ -475,7 +517,8 @@ def main():
                      "tenants": TENANTS, "pairs_configured": TENANTS * REMOTE_PER_TENANT, "window_gating": False,
                      "frame_len_is": "DPDK pkt_len (no FCS)", "run_seconds": run_s, "warmup_seconds": warm_s,
                      "quick": a.quick, "eal_memory": memory},
-           "edge": {}, "edge_worker_core": {}, "edge_answering_fabric": {}, "testpmd_io": {}, "sched": {}, "goals": {}}
+           "edge": {}, "edge_worker_core": {}, "edge_answering_fabric": {}, "edge_local_switching": {},
+           "testpmd_io": {}, "sched": {}, "goals": {}}
     pcaps = {}
     for ln in lengths:
         for n in counts:
@@ -570,6 +613,22 @@ def main():
 
     for layout, (m, ln, n) in layout_runs:
         res[tables[layout]][f"{m}_{ln}B_{n}pairs"] = run_edge(layout, m, ln, n)
+
+    # Local switching: l0 -> l1, two local VMs of one tenant (no pair).
+    local_cfg = os.path.join(work, "edge_local.yaml")
+    write_local_config(local_cfg)
+    for ln in lengths:
+        pcap = os.path.join(work, f"local_{ln}.pcap")
+        write_local_pcap(pcap, ln)
+        log = os.path.join(work, f"edge_local_{ln}.log")
+        cmd = [edge_bin] + eal(prefix + "e", "1", [f"net_pcap0,rx_pcap={pcap},infinite_rx=1", "net_null0,no-rx=1",
+                                                   "net_null1,no-rx=1"]) + [
+            "--", "--config", local_cfg, "--stats-interval", "0.5"]
+        r = edge_rate(run_for(cmd, 120, log, edge_done), warm_s, counter="local_delivered")
+        res["edge_local_switching"][f"{ln}B"] = r
+        print(f"  ufab-edge local switching {ln:5d} B (l0 -> l1, two local VMs of a tenant, no pair, 1 lcore, 32 us): "
+              + (f"{r['mpps']:6.2f} Mpps per CPU-second [{r['mpps_wall']:.2f} per wall second, core share"
+                 f" {r['cpu_share']:.2f}] (conserved={int(r['conserved'])})" if r else f"no stats (see {log})"))
 
     def run_testpmd(ln, tag=""):
         log = os.path.join(work, f"testpmd_{ln}{tag}.log")
@@ -674,6 +733,11 @@ def main():
             print(f"  ufab-edge {where}{m} {ln} B {n} pairs:"
                   f" / testpmd io = {fmt(ratio(r['mpps'], t))}, / rte_sched = {fmt(ratio(r['mpps'], q))},"
                   f" / rte_sched pipeline = {fmt(ratio(r['mpps'], qq))}")
+
+    for ln in lengths:
+        r = res["edge_local_switching"].get(f"{ln}B")
+        if r:
+            print(f"  ufab-edge local switching {ln} B: / testpmd io = {fmt(ratio(r['mpps'], res['testpmd_io'].get(f'{ln}B')))}")
 
     def goal(value, target):
         return {"value": value, "goal": target, "met": bool(value and value >= target)}

@@ -97,6 +97,13 @@ class EdgeRate(unittest.TestCase):
         self.assertEqual(r["drops_total"], {"tx_full": 3})
         self.assertTrue(r["conserved"])
 
+    def test_another_counter(self):
+        # The local switching case counts local_delivered, not encap.
+        out = [(f"ufab-edge stats t={int(t * 1e9)} rx={n} tx={n} queued=0 dropped=0 generated=0 conserved=1 encap=0"
+                f" token_rounds=0 local_delivered={n}", cpu) for t, n, cpu in ((1.0, 1_000_000, 1.0), (2.0, 4_000_000, 2.0))]
+        self.assertAlmostEqual(bench_edge.edge_rate(out, 0.5, counter="local_delivered")["mpps"], 3.0)
+        self.assertEqual(bench_edge.edge_rate(out, 0.5)["mpps"], 0.0)  # encap: none
+
     def test_without_two_lines_after_the_warm_up_the_last_two(self):
         out = [(self.line(0.5, 1_000_000, 0, 0), 1.0), (self.line(1.0, 2_000_000, 5, 0), 1.5)]
         r = bench_edge.edge_rate(out, 3.0)
@@ -226,6 +233,32 @@ class BenchPeers(unittest.TestCase):
         self.assertGreater(tot["answered"], 0)
         self.assertGreater(int(e["absorbed"]), 0, "responses reached their pairs")
         self.assertLessEqual(int(e["absorbed"]), tot["answered"])
+
+    def test_local_switching_case(self):
+        # The bench's local switching case as it runs it: every frame of the
+        # pcap is l0 -> l1, switched to port 2 (no pair, nothing to the
+        # fabric), and edge_rate reads the local_delivered counter.
+        d = self.dir.name
+        cfg, pcap = os.path.join(d, "local.yaml"), os.path.join(d, "local.pcap")
+        bench_edge.write_local_config(cfg)
+        bench_edge.write_local_pcap(pcap, 64)
+        stats = lambda lines: sum(1 for l, _ in lines if l.startswith("ufab-edge stats ")) >= 4
+        out = bench_edge.run_for([EDGE] + bench_edge.eal(f"tloc{os.getpid()}", "1", [
+            f"net_pcap0,rx_pcap={pcap},infinite_rx=1", "net_null0,no-rx=1", "net_null1,no-rx=1"]) + [
+            "--", "--config", cfg, "--stats-interval", "0.5"], 120, os.path.join(d, "local.log"), stats)
+        print("\n".join(l for l, _ in out if "pair=" not in l))
+        final = [kv(l) for l, _ in out if l.startswith("ufab-edge final ")]
+        self.assertEqual(len(final), 1, "the edge stopped cleanly")
+        e = final[0]
+        self.assertEqual(e["conserved"], "1")
+        self.assertGreater(int(e["local_delivered"]), 0)
+        self.assertEqual(int(e["encap"]), 0, "no frame of l0 -> l1 went to the fabric")
+        self.assertEqual(int(e["dropped"]), 0)
+        ports = {l.split()[1]: kv(l) for l, _ in out if l.startswith("ufab-edge port=")}
+        self.assertEqual(int(ports["port=2"]["tx"]), int(e["local_delivered"]), "every local frame left on l1's port")
+        r = bench_edge.edge_rate(out, 0.5, counter="local_delivered")
+        self.assertIsNotNone(r)
+        self.assertGreater(r["mpps"], 0)
 
 
 if __name__ == "__main__":
