@@ -165,10 +165,13 @@ def write_local_config(path):
 
 
 def write_local_pcap(path, length):
-    """4096 frames l0 -> l1 over 64 UDP source ports."""
+    """Frames l0 -> l1 over 64 UDP source ports, as many as the 8K pairs'
+    pcap testpmd io replays (net_pcap copies each out of its stored frames:
+    the same number keeps the same working set, so the ratio compares the
+    programs and not the pcaps)."""
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i in range(4096):
+        for i in range(max(4096, 2 * TENANTS * REMOTE_PER_TENANT)):
             fr = udp_frame(bytes.fromhex("020000010001"), LOCAL_SRC, LOCAL_DST, 10000 + (i % 64), length)
             f.write(struct.pack("<IIII", 0, 0, len(fr), len(fr)))
             f.write(fr)
