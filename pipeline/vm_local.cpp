@@ -12,8 +12,9 @@
 // The ARP and neighbour discovery proxies answer for a local VM with its
 // `mac` (vm_arp.cpp, vm_ipv6.cpp) through local_peer / local_peer6.
 //
-// Only keys no pair has come here (vm_rx's unpaired, vm_ipv6), so the
-// frames between VM-pairs pay nothing for it. vm_rx caches what an IPv4
+// Only keys no pair has come here (vm_rx's unpaired, vm_ipv6); the frames
+// between VM-pairs pay only vm_rx's tests of what the cache gives (+5
+// instructions a frame at 8K pairs, docs/perf-log.md session 27). vm_rx caches what an IPv4
 // key gave (kLocal | VM) in the worker's exact-match cache like a pair, so
 // an IPv4 local flow costs the table and these two lookups once, then a
 // cache hit per frame; an IPv6 local frame costs the IPv6 classification
