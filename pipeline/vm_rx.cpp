@@ -60,7 +60,7 @@ static_assert(HashTable::kMiss >= kLocal);
 // An IPv4 frame no pair takes (c: what classify gave, >= kLocal): to the
 // local VM c names, else dropped as local_scope for one meant for the VM's
 // own link (local_scope.hpp) or unknown_pair.
-[[gnu::noinline, gnu::cold]] void drop_unpaired(EdgeState& s, uint16_t port, rte_mbuf* m, uint32_t c) {
+[[gnu::noinline, gnu::cold]] void local_or_drop(EdgeState& s, uint16_t port, rte_mbuf* m, uint32_t c) {
   if (c != HashTable::kMiss) return deliver_local(s, port, m, c & ~kLocal);
   s.stats.drop(port, ipv4_local_scope(rte_pktmbuf_mtod(m, const uint8_t*)) ? Drop::local_scope : Drop::unknown_pair);
   rte_pktmbuf_free(m);
@@ -234,7 +234,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
       const uint32_t p = pair[i];
       rte_mbuf* const m = cand[i];
       if (unlikely(p >= kLocal)) {
-        drop_unpaired(s, port, m, p);
+        local_or_drop(s, port, m, p);
         continue;
       }
       const uint32_t len = fabric_len(p, m);
@@ -265,7 +265,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
   uint32_t flows[TxBuffer::kCap], q = 0;
   for (uint32_t i = 0; i < k; ++i) {
     if (unlikely(pair[i] >= kLocal)) {
-      drop_unpaired(s, port, cand[i], pair[i]);
+      local_or_drop(s, port, cand[i], pair[i]);
       continue;
     }
     lens[q] = fabric_len(pair[i], cand[i]);

@@ -134,6 +134,36 @@ print(len(data), hashlib.sha256(data).hexdigest(), flush=True)
 
 unsigned long long U(uint64_t v) { return static_cast<unsigned long long>(v); }
 
+// ping from VM a to addr: every echo answered, and a's neighbour entry
+// for addr at `mac` (the configuration's `whose`).
+void ping_from_a(const char* addr, const char* mac, const char* whose) {
+  const std::string ping = shell_output("ip netns exec " + g_ns[0] + " ping -c 5 -i 0.2 -W 5 " + addr + " 2>&1");
+  std::printf("ping %s:\n%s", addr, ping.c_str());
+  ITEST_CHECK(ping.find("5 packets transmitted, 5 received") != std::string::npos, "%s: every echo answered", addr);
+  const std::string neigh = shell_output("ip -n " + g_ns[0] + " neigh show " + addr);
+  std::printf("a's neighbour entry: %s", neigh.c_str());
+  ITEST_CHECK(neigh.find(std::string("lladdr ") + mac) != std::string::npos, "a resolved %s to %s", addr, whose);
+}
+
+// 4 MB of TCP from VM a to addr, received in namespace g_ns[to]: both
+// ends exit 0 and the bytes arrive whole. tag names the files in dir.
+void tcp_from_a(const std::string& dir, int to, const char* addr, const std::string& tag) {
+  const std::string sink_out = dir + "/sink" + tag + ".out", source_out = dir + "/source" + tag + ".out";
+  const std::string sink_err = dir + "/sink" + tag + ".err", source_err = dir + "/source" + tag + ".err";
+  const int pid_sink = spawn({"/bin/sh", "-c", "exec ip netns exec " + g_ns[to] + " python3 " + dir + "/sink.py " + addr},
+                             sink_out, sink_err);
+  ITEST_CHECK(wait_for_text(sink_out, "listening", 15), "%s: the TCP sink did not start", addr);
+  const RunResult src = run_with_deadline(
+      {"/bin/sh", "-c", "exec ip netns exec " + g_ns[0] + " python3 " + dir + "/source.py " + addr}, source_out,
+      source_err, 60);
+  const RunResult sink = wait_with_deadline(pid_sink, 60);
+  const std::string sent = read_file(source_out), got = read_file(sink_out);
+  std::printf("TCP to %s sent: %sreceived: %s", addr, sent.c_str(), got.c_str());
+  ITEST_CHECK(src.exit_code == 0 && sink.exit_code == 0, "%s: TCP source exit %d (%s), sink exit %d (%s)", addr,
+              src.exit_code, read_file(source_err).c_str(), sink.exit_code, read_file(sink_err).c_str());
+  ITEST_CHECK(!sent.empty() && got.find(sent) != std::string::npos, "%s: the 4 MB arrived whole", addr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -208,53 +238,12 @@ int main(int argc, char** argv) {
 
   for (const char* b : {"192.168.0.2", "fd00::2"}) {
     // ping: ARP or neighbour discovery on both sides, then the echoes.
-    const std::string ping = shell_output("ip netns exec " + g_ns[0] + " ping -c 5 -i 0.2 -W 5 " + b + " 2>&1");
-    std::printf("ping %s:\n%s", b, ping.c_str());
-    ITEST_CHECK(ping.find("5 packets transmitted, 5 received") != std::string::npos, "%s: every echo answered", b);
-    const std::string neigh = shell_output("ip -n " + g_ns[0] + " neigh show " + b);
-    std::printf("a's neighbour entry: %s", neigh.c_str());
-    ITEST_CHECK(neigh.find("lladdr 02:00:00:00:0b:01") != std::string::npos, "a resolved %s to remote_vms[].mac", b);
-
-    // TCP, 4 MB a -> b.
-    const std::string tag_b = std::string(b).find(':') != std::string::npos ? "6" : "4";
-    const std::string sink_out = dir + "/sink" + tag_b + ".out", source_out = dir + "/source" + tag_b + ".out";
-    const int pid_sink = spawn({"/bin/sh", "-c", "exec ip netns exec " + g_ns[1] + " python3 " + dir + "/sink.py " + b},
-                               sink_out, dir + "/sink.err");
-    ITEST_CHECK(wait_for_text(sink_out, "listening", 15), "%s: the TCP sink did not start", b);
-    const RunResult src = run_with_deadline(
-        {"/bin/sh", "-c", "exec ip netns exec " + g_ns[0] + " python3 " + dir + "/source.py " + b}, source_out,
-        dir + "/source.err", 60);
-    const RunResult sink = wait_with_deadline(pid_sink, 60);
-    const std::string sent = read_file(source_out), got = read_file(sink_out);
-    std::printf("TCP to %s sent: %sreceived: %s", b, sent.c_str(), got.c_str());
-    ITEST_CHECK(src.exit_code == 0 && sink.exit_code == 0, "%s: TCP source exit %d (%s), sink exit %d (%s)", b,
-                src.exit_code, read_file(dir + "/source.err").c_str(), sink.exit_code, read_file(dir + "/sink.err").c_str());
-    ITEST_CHECK(!sent.empty() && got.find(sent) != std::string::npos, "%s: the 4 MB arrived whole", b);
+    ping_from_a(b, "02:00:00:00:0b:01", "remote_vms[].mac");
+    tcp_from_a(dir, 1, b, std::string(b).find(':') != std::string::npos ? "6" : "4");
   }
-
   // a -> c: two local VMs of one tenant on edge A, switched by it (no pair).
-  for (const char* c : {"192.168.0.3", "fd00::3"}) {
-    const std::string ping = shell_output("ip netns exec " + g_ns[0] + " ping -c 5 -i 0.2 -W 5 " + c + " 2>&1");
-    std::printf("ping %s:\n%s", c, ping.c_str());
-    ITEST_CHECK(ping.find("5 packets transmitted, 5 received") != std::string::npos, "%s (local): every echo answered", c);
-    const std::string neigh = shell_output("ip -n " + g_ns[0] + " neigh show " + c);
-    std::printf("a's neighbour entry: %s", neigh.c_str());
-    ITEST_CHECK(neigh.find("lladdr 02:00:00:00:0c:01") != std::string::npos, "a resolved %s to c's vms[].mac", c);
-  }
-  {
-    const std::string c = "192.168.0.3", sink_out = dir + "/sinkc.out", source_out = dir + "/sourcec.out";
-    const int pid_sink = spawn({"/bin/sh", "-c", "exec ip netns exec " + g_ns[2] + " python3 " + dir + "/sink.py " + c},
-                               sink_out, dir + "/sinkc.err");
-    ITEST_CHECK(wait_for_text(sink_out, "listening", 15), "the TCP sink in c did not start");
-    const RunResult src = run_with_deadline(
-        {"/bin/sh", "-c", "exec ip netns exec " + g_ns[0] + " python3 " + dir + "/source.py " + c}, source_out,
-        dir + "/sourcec.err", 60);
-    const RunResult sink = wait_with_deadline(pid_sink, 60);
-    const std::string sent = read_file(source_out), got = read_file(sink_out);
-    std::printf("TCP to c sent: %sreceived: %s", sent.c_str(), got.c_str());
-    ITEST_CHECK(src.exit_code == 0 && sink.exit_code == 0 && !sent.empty() && got.find(sent) != std::string::npos,
-                "a -> c: the 4 MB arrived whole (source exit %d, sink exit %d)", src.exit_code, sink.exit_code);
-  }
+  for (const char* c : {"192.168.0.3", "fd00::3"}) ping_from_a(c, "02:00:00:00:0c:01", "c's vms[].mac");
+  tcp_from_a(dir, 2, "192.168.0.3", "c");
 
   const std::string tel = telemetry(pa, "/ufab/stats");
   std::printf("A /ufab/stats: %s\n", tel.c_str());
