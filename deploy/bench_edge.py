@@ -169,10 +169,15 @@ def write_local_pcap(path, length):
     pcap testpmd io replays (net_pcap copies each out of its stored frames:
     the same number keeps the same working set, so the ratio compares the
     programs and not the pcaps)."""
+    write_frames(path, (udp_frame(bytes.fromhex("020000010001"), LOCAL_SRC, LOCAL_DST, 10000 + (i % 64), length)
+                        for i in range(max(4096, 2 * TENANTS * REMOTE_PER_TENANT))))
+
+
+def write_frames(path, frames):
+    """A classic pcap (Ethernet, microsecond stamps of 0) of the frames."""
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i in range(max(4096, 2 * TENANTS * REMOTE_PER_TENANT)):
-            fr = udp_frame(bytes.fromhex("020000010001"), LOCAL_SRC, LOCAL_DST, 10000 + (i % 64), length)
+        for fr in frames:
             f.write(struct.pack("<IIII", 0, 0, len(fr), len(fr)))
             f.write(fr)
 
@@ -191,12 +196,7 @@ def write_pcap(path, n_pairs, length, rng):
     frames = max(4096, 2 * len(pairs))  # every pair appears, in a shuffled order
     order = [pairs[i % len(pairs)] for i in range(frames)]
     rng.shuffle(order)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i, (t, k) in enumerate(order):
-            fr = frame(t, k, 10000 + (i % 64), length)
-            f.write(struct.pack("<IIII", 0, 0, len(fr), len(fr)))
-            f.write(fr)
+    write_frames(path, (frame(t, k, 10000 + (i % 64), length) for i, (t, k) in enumerate(order)))
     return frames
 
 
