@@ -72,6 +72,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       incoming_tbl(unique("in"), c.max_incoming, sizeof(IncomingKey)),
       arp_targets(unique("arp"), std::max<uint32_t>(count_arp_targets(c), 1), sizeof(VmKey)),
       ip6(c, static_cast<uint32_t>(count_pairs(c, l, w, true))),
+      classify6_cache(c.classify_cache ? static_cast<uint32_t>(count_pairs(c, l, w, true)) : 0),
       timers(static_cast<uint32_t>(n_pairs), std::max<Nanos>(c.token_period_ns, 1)),
       gate_(std::make_unique<HostMigrationGate>(c.params.freeze_max_rtts, c.seed + w)) {
   // Each worker paces its share of the NIC rate; the bucket holds two

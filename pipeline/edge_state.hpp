@@ -151,6 +151,17 @@ class EdgeState {
   // (vm_arp.cpp; every worker answers the requests it receives).
   HashTable arp_targets;
   Ipv6Tables ip6;  // the same for IPv6: classification, decapsulation, dispatch, neighbour discovery
+  Classify6Cache classify6_cache;  // in front of ip6.classify (params.classify_cache)
+  // A VM burst's IPv6 data frames (vm_ipv6.cpp): gathered by vm_ipv6 as
+  // vm_frames parses the burst, with their keys and the keys' hashes, and
+  // classified together by vm_ipv6_burst before vm_frames goes on; empty
+  // between bursts.
+  struct Ipv6Burst {
+    rte_mbuf* m[TxBuffer::kCap];
+    Classify6Key key[TxBuffer::kCap];
+    uint32_t sig[TxBuffer::kCap];
+    uint32_t n = 0;
+  } burst6;
   std::vector<Incoming> incoming;
 
   // Algorithm 1 exchange with the control lcore (token_share.hpp).
@@ -219,9 +230,9 @@ class EdgeState {
   // that is not sending also keeps the demand, VmPair::on_data_arrived, as
   // the frame may be gone by its poll) and makes an inactive pair active
   // for Alg. 1. While stopping no pair joins for new data. Per frame, and
-  // called from vm_rx and vm_ipv6: with the second caller LTO left it out
-  // of line, +27 instructions a frame at 8K pairs (callgrind), hence
-  // always_inline.
+  // called from vm_burst::queue_or_send for both families (vm_rx, vm_ipv6):
+  // with a second caller LTO left it out of line, +27 instructions a frame
+  // at 8K pairs (callgrind), hence always_inline.
   [[gnu::always_inline]] void on_enqueued(uint32_t p, Nanos now) {
     if (!published_active[p]) mark_dirty(p);
     if (pairs[p].wakes_on_backlog(now)) {

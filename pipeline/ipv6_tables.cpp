@@ -1,6 +1,5 @@
 #include "pipeline/ipv6_tables.hpp"
 
-#include <cstring>
 #include <stdexcept>
 
 namespace ufab::pipeline {
@@ -16,7 +15,7 @@ uint32_t with_ip6(const std::vector<edge::VmCfg>& vms, bool need_mac) {
 }  // namespace
 
 Ipv6Tables::Ipv6Tables(const edge::EdgeConfig& c, uint32_t shard_pairs)
-    : classify(HashTable::unique_name("cls6"), shard_pairs, sizeof(Classify6Key)),
+    : classify(HashTable::unique_name("cls6"), shard_pairs, sizeof(Classify6Key), Classify6Key::table_hash),
       local_vms(HashTable::unique_name("vm6"), with_ip6(c.vms, false), sizeof(Vm6Key)),
       vm_src(HashTable::unique_name("src6"), with_ip6(c.vms, false), sizeof(VmSrc6Key)),
       vm_by_mac(HashTable::unique_name("mac"), with_ip6(c.vms, false), sizeof(VmMacKey)),
@@ -41,15 +40,6 @@ Ipv6Tables::Ipv6Tables(const edge::EdgeConfig& c, uint32_t shard_pairs)
     k.vni = rv.vni, k.ip = rv.ip6;
     add_configured(nd_targets, &k, static_cast<uint32_t>(r), "neighbour discovery target");
   }
-}
-
-uint32_t Ipv6Tables::pair_of(uint16_t port, uint16_t vlan, uint16_t svlan, const uint8_t* src,
-                             const uint8_t* dst) const {
-  Classify6Key k{};
-  k.port = port, k.vlan = vlan, k.svlan = svlan;
-  std::memcpy(k.src.data(), src, 16);
-  std::memcpy(k.dst.data(), dst, 16);
-  return classify.lookup(&k);
 }
 
 void Ipv6Tables::add_pair(const edge::VmCfg& l, const edge::VmCfg& r, uint32_t pair) {

@@ -17,8 +17,11 @@
 // Built once from the configuration, like every table of EdgeState.
 #pragma once
 
+#include <rte_hash_crc.h>
+
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 #include "edge/config.hpp"
 #include "pipeline/hash_table.hpp"
@@ -28,6 +31,26 @@ namespace ufab::pipeline {
 struct Classify6Key {
   uint16_t port = 0, vlan = 0, svlan = 0, pad = 0;
   edge::Ip6 src{}, dst{};
+
+  // The classification table's hash (its rte_hash function, table_hash):
+  // CRC32-C of the key's five 8-byte words in order, as rte_hash_crc
+  // computes it over the 40 bytes, here from the fields and the frame's two
+  // addresses (src, dst: 16 bytes each), not from a key just stored, whose
+  // first word GCC would load back over four 2-byte stores (the stall
+  // ClassifyKey::hash_of avoids, edge_state.hpp).
+  static uint32_t hash_of(uint16_t port, uint16_t vlan, uint16_t svlan, const uint8_t* src, const uint8_t* dst) {
+    uint64_t w[4];
+    std::memcpy(w, src, 16);
+    std::memcpy(w + 2, dst, 16);
+    uint32_t h = rte_hash_crc_8byte(uint64_t{port} | uint64_t{vlan} << 16 | uint64_t{svlan} << 32, 0);
+    for (const uint64_t x : w) h = rte_hash_crc_8byte(x, h);
+    return h;
+  }
+  static uint32_t table_hash(const void* key, uint32_t /*key_len*/, uint32_t /*init*/) {
+    Classify6Key k;
+    std::memcpy(&k, key, sizeof k);
+    return hash_of(k.port, k.vlan, k.svlan, k.src.data(), k.dst.data());
+  }
 };
 static_assert(sizeof(Classify6Key) == 40);
 struct Vm6Key {
@@ -54,8 +77,6 @@ class Ipv6Tables {
 
   HashTable classify, local_vms, vm_src, vm_by_mac, nd_targets;
 
-  // The pair of a local VM's frame (kMiss: none).
-  uint32_t pair_of(uint16_t port, uint16_t vlan, uint16_t svlan, const uint8_t* src, const uint8_t* dst) const;
   // Adds the pair of local VM l to remote VM r (both with ip6) as `pair`.
   void add_pair(const edge::VmCfg& l, const edge::VmCfg& r, uint32_t pair);
 };

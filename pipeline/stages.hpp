@@ -5,7 +5,8 @@
 //                   the TX rings of ports this worker transmits for
 //   vm_rx.cpp       VM-side frames -> classify (cache, rte_hash) -> scheduler enqueue
 //   vm_arp.cpp      a VM's ARP request answered in a remote VM's name (proxy ARP)
-//   vm_ipv6.cpp     a VM's IPv6 frames: classified and queued; neighbour solicitations answered
+//   vm_ipv6.cpp     a VM's IPv6 frames: gathered, classified (cache, rte_hash) and queued; neighbour
+//                   solicitations answered (vm_burst.hpp: the steps both families share)
 //   vm_local.cpp    a VM's frame for another local VM of its tenant, to that VM's port
 //   sched_tx.cpp    scheduler dequeue under each pair's window -> encap -> fabric TX
 //   control_tx.cpp  a pair's control messages (probe every L_w bytes, queries,
@@ -38,8 +39,12 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
 // remote VM's name on `port`, or dropped (vm_arp.cpp, proxy ARP).
 void vm_arp(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags);
 // A VM's IPv6 frame, tags stripped likewise: a neighbour solicitation
-// answered or dropped, any other frame classified and queued (vm_ipv6.cpp).
-void vm_ipv6(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags, Nanos now);
+// answered or dropped, a malformed frame dropped, any other frame gathered
+// into s.burst6 with its key (vm_ipv6.cpp); vm_ipv6_burst then classifies
+// the gathered frames together and queues them or sends them at once.
+// vm_frames calls both, and s.burst6 is empty again when it returns.
+void vm_ipv6(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags);
+void vm_ipv6_burst(EdgeState& s, uint16_t port, Nanos now);
 // Between two local VMs of a tenant (vm_local.cpp; no VM-pair joins them):
 // the other local VM of local VM `from`'s tenant at IPv4 address ip
 // (network order) or IPv6 address ip6, kMiss when none. local_peer_of
@@ -48,7 +53,12 @@ void vm_ipv6(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags, Nanos now)
 uint32_t local_peer(const EdgeState& s, uint32_t from, uint32_t ip);
 uint32_t local_peer6(const EdgeState& s, uint32_t from, const uint8_t* ip6);
 uint32_t local_peer_of(const EdgeState& s, const ClassifyKey& k);
-uint32_t local_peer_of6(const EdgeState& s, uint16_t port, VlanTags tags, const uint8_t* src, const uint8_t* dst);
+uint32_t local_peer_of6(const EdgeState& s, const Classify6Key& k);
+// What a VM frame's classification gives for a key no pair has but a
+// local VM does (local_peer_of, local_peer_of6): kLocalVm | that VM, cached
+// like a pair (vm_rx.cpp, vm_ipv6.cpp). Pair indices stay below it.
+inline constexpr uint32_t kLocalVm = 1u << 31;
+static_assert(HashTable::kMiss >= kLocalVm);
 // A VM's frame (tags stripped) that no pair takes, when local_peer_of named
 // local VM `to`: to its port, counted as local_delivered (or no_headroom).
 void deliver_local(EdgeState& s, uint16_t port, rte_mbuf* m, uint32_t to);

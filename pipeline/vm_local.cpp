@@ -12,13 +12,12 @@
 // The ARP and neighbour discovery proxies answer for a local VM with its
 // `mac` (vm_arp.cpp, vm_ipv6.cpp) through local_peer / local_peer6.
 //
-// Only keys no pair has come here (vm_rx's unpaired, vm_ipv6); the frames
-// between VM-pairs pay only vm_rx's tests of what the cache gives (+5
-// instructions a frame at 8K pairs, docs/perf-log.md session 27). vm_rx caches what an IPv4
-// key gave (kLocal | VM) in the worker's exact-match cache like a pair, so
-// an IPv4 local flow costs the table and these two lookups once, then a
-// cache hit per frame; an IPv6 local frame costs the IPv6 classification
-// miss and these two lookups each time (there is no IPv6 cache).
+// Only keys no pair has come here (the unpaired of vm_rx and vm_ipv6); the
+// frames between VM-pairs pay only the tests of what the cache gives (+5
+// instructions a frame at 8K pairs, docs/perf-log.md session 27). What a
+// key gave (kLocalVm | VM) is cached in the worker's exact-match cache of
+// its family like a pair (classify_cache.hpp), so a local flow costs the
+// table and these two lookups once, then a cache hit per frame.
 #include <rte_mbuf.h>
 
 #include <cstring>
@@ -47,12 +46,11 @@ uint32_t local_peer_of(const EdgeState& s, const ClassifyKey& k) {
   return from == HashTable::kMiss ? HashTable::kMiss : local_peer(s, from, k.dst_ip);
 }
 
-uint32_t local_peer_of6(const EdgeState& s, uint16_t port, VlanTags tags, const uint8_t* src, const uint8_t* dst) {
-  VmSrc6Key k{};
-  k.port = port, k.vlan = tags.vlan, k.svlan = tags.svlan;
-  std::memcpy(k.ip.data(), src, 16);
-  const uint32_t from = s.ip6.vm_src.lookup(&k);
-  return from == HashTable::kMiss ? HashTable::kMiss : local_peer6(s, from, dst);
+uint32_t local_peer_of6(const EdgeState& s, const Classify6Key& k) {
+  VmSrc6Key src{};
+  src.port = k.port, src.vlan = k.vlan, src.svlan = k.svlan, src.ip = k.src;
+  const uint32_t from = s.ip6.vm_src.lookup(&src);
+  return from == HashTable::kMiss ? HashTable::kMiss : local_peer6(s, from, k.dst.data());
 }
 
 void deliver_local(EdgeState& s, uint16_t port, rte_mbuf* m, uint32_t to) {

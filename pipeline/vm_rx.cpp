@@ -18,7 +18,8 @@
 // source IP, destination IP); an S-tag without a C-tag, or an (S, C) no
 // tenant has, is unknown_vlan too. An ARP frame goes to vm_arp (proxy ARP:
 // a request for a remote VM of the tenant is answered in its name), an
-// IPv6 frame to vm_ipv6 (queued into its pair; neighbour discovery proxy).
+// IPv6 frame to vm_ipv6 (gathered, then classified and queued together by
+// vm_ipv6_burst; neighbour discovery proxy).
 // A frame for another local VM of the tenant has no pair and goes to that
 // VM's port (vm_local.cpp).
 #include <rte_ethdev.h>
@@ -34,6 +35,7 @@
 #include "pipeline/not_ufab.hpp"
 #include "pipeline/stages.hpp"
 #include "pipeline/vlan.hpp"
+#include "pipeline/vm_burst.hpp"
 
 namespace ufab::pipeline {
 
@@ -41,35 +43,33 @@ namespace {
 
 constexpr size_t kEth = 14;
 
-// A VM frame that is not IPv4 (its tags stripped): IPv6 (queued into its
-// pair, or a neighbour solicitation answered) or ARP (answered), else
-// dropped as not_ipv4. Out of line and cold: vm_frames stays the size
-// that lets GCC inline what its per-frame loop calls (with these branches
-// inside it, EdgeState::on_enqueued went out of line: +27 instructions a
-// frame at 8K pairs, callgrind).
-// What classify gives a key no pair has: kLocal | the local VM it is for
-// (another local VM of the sender's tenant, vm_local.cpp), cached like a
-// pair, or kMiss. Pair indices stay below kLocal.
-constexpr uint32_t kLocal = 1u << 31;
-static_assert(HashTable::kMiss >= kLocal);
+// What classification gives an IPv4 key no pair has (vm_burst::classify):
+// kLocalVm | the local VM it is for (stages.hpp), cached like a pair, or
+// kMiss.
 [[gnu::noinline, gnu::cold]] uint32_t unpaired(const EdgeState& s, const void* key) {
   const uint32_t to = local_peer_of(s, *static_cast<const ClassifyKey*>(key));
-  return to == HashTable::kMiss ? HashTable::kMiss : kLocal | to;
+  return to == HashTable::kMiss ? HashTable::kMiss : kLocalVm | to;
 }
 
-// An IPv4 frame no pair takes (c: what classify gave, >= kLocal): to the
+// An IPv4 frame no pair takes (c: what classify gave, >= kLocalVm): to the
 // local VM c names, else dropped as local_scope for one meant for the VM's
 // own link (local_scope.hpp) or unknown_pair.
 [[gnu::noinline, gnu::cold]] void local_or_drop(EdgeState& s, uint16_t port, rte_mbuf* m, uint32_t c) {
-  if (c != HashTable::kMiss) return deliver_local(s, port, m, c & ~kLocal);
+  if (c != HashTable::kMiss) return deliver_local(s, port, m, c & ~kLocalVm);
   s.stats.drop(port, ipv4_local_scope(rte_pktmbuf_mtod(m, const uint8_t*)) ? Drop::local_scope : Drop::unknown_pair);
   rte_pktmbuf_free(m);
 }
 
-[[gnu::noinline, gnu::cold]] void not_ipv4(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags, Nanos now) {
+// A VM frame that is not IPv4 (its tags stripped): IPv6 (gathered for
+// vm_ipv6_burst, or a neighbour solicitation answered) or ARP (answered),
+// else dropped as not_ipv4. Out of line and cold: vm_frames stays the size
+// that lets GCC inline what its per-frame loop calls (with these branches
+// inside it, EdgeState::on_enqueued went out of line: +27 instructions a
+// frame at 8K pairs, callgrind).
+[[gnu::noinline, gnu::cold]] void not_ipv4(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags) {
   const uint8_t* d = rte_pktmbuf_mtod(m, const uint8_t*);
   const uint32_t len = rte_pktmbuf_data_len(m);
-  if (len >= kEth && nd::is_ipv6(d)) return vm_ipv6(s, port, m, tags, now);
+  if (len >= kEth && nd::is_ipv6(d)) return vm_ipv6(s, port, m, tags);
   if (len >= kEth && arp::is_arp(d)) return vm_arp(s, port, m, tags);
   s.stats.drop(port, Drop::not_ipv4);
   rte_pktmbuf_free(m);
@@ -77,45 +77,6 @@ static_assert(HashTable::kMiss >= kLocal);
 
 static_assert(ClassifyCache::kMiss == HashTable::kMiss);
 static_assert(sizeof(ClassifyKey) == ClassifyCache::kKeyBytes);
-
-// What the frames of pair p will read next (vm_frames): its VmPair's hot
-// lines and PairMeta (EdgeState::prefetch_pair_lines) and, for a burst that
-// may bypass the queues, the scheduler's record of it (take_bypass).
-inline void prefetch_pair(const EdgeState& s, uint32_t p, bool bypass) {
-  s.prefetch_pair_lines(p);
-  if (bypass) s.sched.prefetch_pair(p);
-}
-
-// keys -> pairs (or kLocal | a local VM, or kMiss: unpaired) through the
-// worker's exact-match cache, then the classification table for what the
-// cache does not hold; what the table finds is cached (classify_cache.hpp),
-// and so is a key for a local VM (found by unpaired). Each pair found is
-// prefetched as soon as it is known (prefetch_pair), the cache's hits
-// before the misses are looked up.
-void classify(EdgeState& s, const void* const* kp, const uint32_t* sig, uint32_t n, uint32_t* out, bool bypass) {
-  const void* miss_key[TxBuffer::kCap];
-  uint32_t miss_sig[TxBuffer::kCap], slot[TxBuffer::kCap], found[TxBuffer::kCap];
-  uint32_t nm = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    out[i] = s.classify_cache.lookup(kp[i], sig[i]);
-    if (likely(out[i] < kLocal)) {
-      prefetch_pair(s, out[i], bypass);
-    } else if (out[i] == ClassifyCache::kMiss) {
-      miss_key[nm] = kp[i];
-      miss_sig[nm] = sig[i];
-      slot[nm++] = i;
-    }
-  }
-  if (nm == 0) return;
-  s.stats.classify_lookups += nm;
-  s.classify.lookup_bulk_hashed(miss_key, miss_sig, nm, found);
-  for (uint32_t j = 0; j < nm; ++j) {
-    const uint32_t c = likely(found[j] != HashTable::kMiss) ? found[j] : unpaired(s, miss_key[j]);
-    out[slot[j]] = c;
-    s.classify_cache.insert(miss_key[j], miss_sig[j], c);
-    if (likely(c < kLocal)) prefetch_pair(s, c, bypass);
-  }
-}
 
 }  // namespace
 
@@ -166,7 +127,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
         continue;
       }
       if (unlikely(len < kEth + 20 || d[12] != 0x08 || d[13] != 0x00)) {
-        not_ipv4(s, port, m, tags, now);
+        not_ipv4(s, port, m, tags);
         continue;
       }
     }
@@ -179,8 +140,13 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
     s.classify_cache.prefetch(sig[k]);
     cand[k++] = m;
   }
+  // The burst's IPv6 data frames, gathered by vm_ipv6 (through not_ipv4):
+  // classified and sent or queued together, before the IPv4 ones (they are
+  // other flows, so no flow's order changes).
+  if (unlikely(s.burst6.n != 0)) vm_ipv6_burst(s, port, now);
   // Nothing between here and the scheduler changes it: decided once.
   const bool bypass = s.bypass_on() && s.sched.bypass_possible();
+  const auto unpaired_of = [&s](const void* key) { return unpaired(s, key); };
   if (s.offload.marks(port)) {
     // rte_flow MARK (pipeline/flow_offload.hpp): the NIC named the worker
     // and the pair; frames without a valid mark for this worker are looked
@@ -191,7 +157,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
       const uint32_t mark = m->hash.fdir.hi;
       if ((m->ol_flags & RTE_MBUF_F_RX_FDIR_ID) != 0 && mark_worker(mark) == s.worker && mark_pair(mark) < s.pairs.size()) {
         pair[i] = mark_pair(mark);
-        prefetch_pair(s, pair[i], bypass);
+        vm_burst::prefetch_pair(s, pair[i], bypass);
         ++s.stats.marked;
       } else {
         kp[nk] = &keys[i];
@@ -199,89 +165,19 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
         slot[nk++] = i;
       }
     }
-    classify(s, kp, sig, nk, found, bypass);
+    vm_burst::classify(s, s.classify_cache, s.classify, kp, sig, nk, found, bypass, unpaired_of);
     for (uint32_t j = 0; j < nk; ++j) pair[slot[j]] = found[j];
   } else {
-    classify(s, kp, sig, k, pair, bypass);
+    vm_burst::classify(s, s.classify_cache, s.classify, kp, sig, k, pair, bypass, unpaired_of);
   }
-  // Every pair found was prefetched as it was found (prefetch_pair): at 8K
-  // pairs each of those lines is a miss per frame when not fetched ahead.
-  // The pair's flow of frame i, for a frame that is queued: one that leaves
-  // at once needs none.
+  // The pair's flow of frame i, for a frame that is queued.
   const auto flow = [&](uint32_t i) {
     const rte_mbuf* m = cand[i];
     return flow_of4(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), keys[i].src_ip, keys[i].dst_ip,
                    s.cfg.flows_per_pair);
   };
-  // The scheduler counts the bytes the frame will have on the fabric, so its
-  // in-flight count and the VmPair's stay the same (on_data_sent).
-  const auto fabric_len = [&](uint32_t p, const rte_mbuf* m) {
-    return rte_pktmbuf_pkt_len(m) + s.encap_bytes(p, s.pairs[p].active_path());
-  };
-  if (bypass) {
-    // In arrival order, each frame either leaves at once
-    // (HierScheduler::take_bypass: nothing eligible, the pair's queue empty
-    // and its window open) or is enqueued; a frame enqueued as eligible ends
-    // the bypasses of the burst (take_bypass is false from then on). The
-    // frames that leave are gathered in place (nb <= i) and sent after the
-    // loop; any pair whose window admits the frame: one not sending has
-    // window 0 under window gating, and learns of its demand from
-    // on_enqueued (VmPair::on_data_arrived) whether the frame waits or not.
-    uint32_t nb = 0;
-    uint64_t nb_bytes = 0;
-    bool open = true;  // bypass_possible(), true at the start; only an enqueue may end it
-    for (uint32_t i = 0; i < k; ++i) {
-      const uint32_t p = pair[i];
-      rte_mbuf* const m = cand[i];
-      if (unlikely(p >= kLocal)) {
-        local_or_drop(s, port, m, p);
-        continue;
-      }
-      const uint32_t len = fabric_len(p, m);
-      if (likely(open) && s.sched.take_bypass_open(p, len)) {  // p < max_pairs: classified
-        s.on_enqueued(p, now);  // the pair's timer and Alg. 1 activity (edge_state.hpp)
-        s.pairs[p].prefetch_history();  // its hot lines are in: on_enqueued read them
-        nb_bytes += len;
-        cand[nb] = m;
-        lens[nb] = len;
-        pair[nb++] = p;
-      } else {
-        if (s.sched.enqueue(p, flow(i), m, len)) {
-          s.on_enqueued(p, now);
-        } else {
-          s.stats.drop(port, Drop::queue_full);
-          rte_pktmbuf_free(m);
-        }
-        open = s.sched.bypass_possible();
-      }
-    }
-    if (nb != 0) {
-      s.sched.count_bypassed(nb, nb_bytes);  // once per burst
-      s.stats.bypassed += nb;
-      send_data(s, cand, lens, pair, nb, now, /*prefetched=*/true);
-    }
-    return;
-  }
-  uint32_t flows[TxBuffer::kCap], q = 0;
-  for (uint32_t i = 0; i < k; ++i) {
-    if (unlikely(pair[i] >= kLocal)) {
-      local_or_drop(s, port, cand[i], pair[i]);
-      continue;
-    }
-    lens[q] = fabric_len(pair[i], cand[i]);
-    flows[q] = flow(i);
-    pair[q] = pair[i];
-    cand[q++] = cand[i];
-  }
-  bool accepted[TxBuffer::kCap];
-  s.sched.enqueue_burst(pair, flows, cand, lens, q, accepted);
-  for (uint32_t i = 0; i < q; ++i)
-    if (likely(accepted[i])) {
-      s.on_enqueued(pair[i], now);
-    } else {
-      s.stats.drop(port, Drop::queue_full);
-      rte_pktmbuf_free(cand[i]);
-    }
+  vm_burst::queue_or_send(s, port, cand, pair, lens, k, bypass, now, flow,
+                          [&](rte_mbuf* m, uint32_t c) { local_or_drop(s, port, m, c); });
 }
 
 }  // namespace ufab::pipeline

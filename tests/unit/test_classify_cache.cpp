@@ -1,6 +1,7 @@
-// The worker's exact-match cache in front of the classification table
+// The worker's exact-match caches in front of the classification tables
 // (pipeline/classify_cache.hpp): sizing, hits, misses, and the exact way a
-// full set is replaced (round robin over its 3 ways).
+// full set is replaced (round robin over its 3 ways for 16-byte IPv4 keys,
+// its 2 ways for 40-byte IPv6 keys).
 #include "pipeline/classify_cache.hpp"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 
 namespace {
 
+using ufab::pipeline::Classify6Cache;
 using ufab::pipeline::ClassifyCache;
 
 // A 16-byte key whose words differ in both halves.
@@ -98,6 +100,69 @@ TEST(ClassifyCache, FullSetReplacesRoundRobin) {
     if (s == h) continue;
     EXPECT_EQ(c.lookup(a.data(), s), ClassifyCache::kMiss) << s;
   }
+}
+
+// A 40-byte key: word w (of 5) holds a + w, so keys differ in every word.
+std::array<uint8_t, 40> key6(uint64_t a) {
+  std::array<uint8_t, 40> k{};
+  for (uint64_t w = 0; w < 5; ++w) {
+    const uint64_t x = a + w;
+    std::memcpy(k.data() + 8 * w, &x, 8);
+  }
+  return k;
+}
+
+TEST(Classify6Cache, SizedLikeTheIpv4CacheWithTwoWaysOfFortyBytes) {
+  static_assert(Classify6Cache::kKeyBytes == 40 && Classify6Cache::kWays == 2);
+  EXPECT_EQ(Classify6Cache(1).sets(), 64u);
+  EXPECT_EQ(Classify6Cache(300).sets(), 512u);
+  EXPECT_EQ(Classify6Cache(0).sets(), 0u);
+  EXPECT_FALSE(Classify6Cache(0).enabled());
+}
+
+TEST(Classify6Cache, HitsOnlyTheWholeKeyADifferenceInAnyWordMisses) {
+  Classify6Cache c(64);
+  const auto k = key6(0x20010db800000000);
+  c.insert(k.data(), 3, 77);
+  EXPECT_EQ(c.lookup(k.data(), 3), 77u);
+  EXPECT_EQ(c.lookup(k.data(), 3 + 64), 77u);
+  EXPECT_EQ(c.lookup(k.data(), 4), Classify6Cache::kMiss);
+  for (uint32_t byte = 0; byte < 40; byte += 7) {  // one byte changed, in each of the 5 words
+    auto other = k;
+    other[byte] ^= 1;
+    EXPECT_EQ(c.lookup(other.data(), 3), Classify6Cache::kMiss) << "byte " << byte;
+  }
+  auto last = k;
+  last[39] ^= 0x80;  // the destination address's last byte
+  EXPECT_EQ(c.lookup(last.data(), 3), Classify6Cache::kMiss);
+  c.insert(last.data(), 3, 78);  // the set's second way
+  EXPECT_EQ(c.lookup(k.data(), 3), 77u);
+  EXPECT_EQ(c.lookup(last.data(), 3), 78u);
+}
+
+// Three keys in one set of 2 ways: the third replaces way 0, the fourth way
+// 1, the fifth way 0 again.
+TEST(Classify6Cache, FullSetReplacesRoundRobinOverTwoWays) {
+  Classify6Cache c(64);
+  const uint32_t h = 40;
+  const auto a = key6(100), b = key6(200), d = key6(300), e = key6(400);
+  c.insert(a.data(), h, 1);
+  c.insert(b.data(), h, 2);
+  c.insert(a.data(), h, 3);  // held: in place, no victim moves
+  EXPECT_EQ(c.lookup(a.data(), h), 3u);
+  EXPECT_EQ(c.lookup(b.data(), h), 2u);
+  c.insert(d.data(), h, 4);  // way 0 (a) goes
+  EXPECT_EQ(c.lookup(a.data(), h), Classify6Cache::kMiss);
+  EXPECT_EQ(c.lookup(b.data(), h), 2u);
+  EXPECT_EQ(c.lookup(d.data(), h), 4u);
+  c.insert(e.data(), h, 5);  // then way 1 (b)
+  EXPECT_EQ(c.lookup(b.data(), h), Classify6Cache::kMiss);
+  EXPECT_EQ(c.lookup(d.data(), h), 4u);
+  EXPECT_EQ(c.lookup(e.data(), h), 5u);
+  c.insert(a.data(), h, 6);  // then way 0 (d) again
+  EXPECT_EQ(c.lookup(d.data(), h), Classify6Cache::kMiss);
+  EXPECT_EQ(c.lookup(e.data(), h), 5u);
+  EXPECT_EQ(c.lookup(a.data(), h), 6u);
 }
 
 }  // namespace

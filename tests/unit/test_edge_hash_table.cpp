@@ -6,12 +6,15 @@
 // stops the edge at start-up instead of leaving one VM unreachable.
 #include <gtest/gtest.h>
 
+#include <rte_hash_crc.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 
 #include "pipeline/hash_table.hpp"
+#include "pipeline/ipv6_tables.hpp"
 #include "tests/unit/eal_gtest_main.hpp"
 
 namespace ufab::pipeline {
@@ -60,6 +63,30 @@ TEST(HashTable, AFullTableRefusesAndAddConfiguredSaysSo) {
   }
   EXPECT_EQ(t.size(), k);
   for (uint32_t i = 0; i < k; ++i) EXPECT_EQ(t.lookup(&i), i);
+}
+
+// The IPv6 classification table's hash, computed by vm_ipv6 from a
+// frame's fields and addresses (Classify6Key::hash_of), is rte_hash_crc of
+// the stored 40-byte key: what the table computes on insert (table_hash)
+// and what the cache's set is chosen by, so a frame's hash finds the entry.
+TEST(Classify6Key, HashOfTheFieldsIsTheCrcOfTheStoredKey) {
+  Classify6Key k{};
+  k.port = 3, k.vlan = 0x123, k.svlan = 0xabc;
+  for (uint8_t i = 0; i < 16; ++i) k.src[i] = static_cast<uint8_t>(0x20 + i), k.dst[i] = static_cast<uint8_t>(0xf0 - i);
+  const uint32_t crc = rte_hash_crc(&k, sizeof k, 0);
+  EXPECT_EQ(Classify6Key::hash_of(k.port, k.vlan, k.svlan, k.src.data(), k.dst.data()), crc);
+  EXPECT_EQ(Classify6Key::table_hash(&k, sizeof k, 0), crc);
+  Classify6Key other = k;
+  other.dst[15] ^= 1;
+  EXPECT_NE(Classify6Key::hash_of(other.port, other.vlan, other.svlan, other.src.data(), other.dst.data()), crc);
+  // The table hashed with it finds the key by either lookup.
+  HashTable t(HashTable::unique_name("c6"), 64, sizeof(Classify6Key), Classify6Key::table_hash);
+  ASSERT_TRUE(t.add(&k, 5));
+  EXPECT_EQ(t.lookup(&k), 5u);
+  const void* keys[1] = {&k};
+  uint32_t sig[1] = {crc}, out[1] = {0};
+  t.lookup_bulk_hashed(keys, sig, 1, out);
+  EXPECT_EQ(out[0], 5u);
 }
 
 }  // namespace
