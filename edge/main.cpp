@@ -29,6 +29,7 @@
 #include "pipeline/edge.hpp"
 #include "pipeline/layout.hpp"
 #include "pipeline/reload.hpp"
+#include "pipeline/rss_reta.hpp"
 #include "pipeline/telemetry.hpp"
 #include "pipeline/worker.hpp"
 
@@ -73,6 +74,7 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
   // before any port is started.
   pipeline::Edge edge(cfg, cfg_text, pool, n_ports, std::move(layout));
   const size_t workers = edge.layout.workers();
+  std::vector<uint64_t> rss_hf(n_ports, 0);  // per port, what setup_port enabled
   for (uint16_t p = 0; p < n_ports; ++p) {
     rte_eth_dev_info dev{};
     rte_eth_dev_info_get(p, &dev);
@@ -88,9 +90,12 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     std::string rx_why;
     port_cfg.n_rxq = pipeline::rx_queues_for(workers, dev.max_rx_queues, dev.driver_name != nullptr ? dev.driver_name : "",
                                              opt.rx_queue_per_worker, &rx_why);
-    port_cfg.rss_hf = RTE_ETH_RSS_IP;
+    // VM ports hash the source address alone where the PMD can, so that the
+    // redirection table can put each VM on its owner's queue (rss_reta.hpp).
+    port_cfg.rss_hf = cfg.is_fabric_port(p) ? RTE_ETH_RSS_IP : RTE_ETH_RSS_IP | RTE_ETH_RSS_L3_SRC_ONLY;
     port_cfg.xdp_udp_port = cfg.udp_port;  // host mode: what the XDP program steers to us
     const dpdk::PortInfo info = dpdk::setup_port(p, pool, port_cfg);
+    rss_hf[p] = info.rss_hf;
     edge.attach_port(p, info.n_txq, port_cfg.n_rxq, rx_why);
     std::printf("ufab-edge port %u %s (%s) link %s, %s\n", p, info.name.c_str(), info.driver.c_str(),
                 info.link_up ? "up" : "down", cfg.is_fabric_port(p) ? "fabric" : "VM side");
@@ -121,6 +126,7 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     if (edge.layout.rx_mode[p] == pipeline::RxMode::spread && !cfg.is_fabric_port(p) &&
         edge.shards[0]->offload.ports[p].mode != pipeline::OffloadMode::software)
       edge.layout.rx_mode[p] = pipeline::RxMode::steered;
+  pipeline::steer_vm_ports_by_reta(cfg, rss_hf, edge.layout);
   pipeline::print_rx_modes(stdout, edge.layout);
   std::printf("ufab-edge %zu tenants, %zu local VMs, %zu remote VMs, %zu VM-pairs\n", cfg.tenants.size(), cfg.vms.size(),
               cfg.remote_vms.size(), pairs);

@@ -132,6 +132,7 @@ void print_rx_modes(std::FILE* out, const Layout& l) {
     std::fprintf(out, "ufab-edge rx port=%u mode=%s queues=%u", p, to_string(l.rx_mode[p]), l.rx_queues[p]);
     if (l.rx_mode[p] == RxMode::dispatch && l.rx_worker[p] >= 0) std::fprintf(out, " rx_worker=%d", l.rx_worker[p]);
     if (!l.rx_why[p].empty()) std::fprintf(out, " why=\"%s\"", l.rx_why[p].c_str());
+    if (p < l.rx_reta.size() && !l.rx_reta[p].empty()) std::fprintf(out, " reta=\"%s\"", l.rx_reta[p].c_str());
     std::fputc('\n', out);
   }
   std::fflush(out);

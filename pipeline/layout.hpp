@@ -53,6 +53,7 @@ struct Layout {
   std::vector<RxMode> rx_mode;          // DPDK port -> how its RX queues are polled
   std::vector<uint16_t> rx_queues;      // DPDK port -> RX queues configured (1, or one per worker)
   std::vector<std::string> rx_why;      // DPDK port -> why it runs in dispatch mode ("" otherwise)
+  std::vector<std::string> rx_reta;     // DPDK port -> its RSS redirection by VM, spread VM ports (rss_reta.hpp; "" otherwise)
 
   size_t workers() const { return worker_lcores.size(); }
   // Whether worker w polls an RX queue of port: its own queue, or queue 0 as the RX lcore.

@@ -47,7 +47,11 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
                              std::to_string(dev.max_tx_queues));
 
   rte_eth_conf conf{};
-  if (cfg.n_rxq > 1 && (cfg.rss_hf & dev.flow_type_rss_offloads) != 0) {
+  // Modifiers (RTE_ETH_RSS_L3_SRC_ONLY and the like) mean nothing without a
+  // flow type.
+  constexpr uint64_t kModifiers =
+      RTE_ETH_RSS_L3_SRC_ONLY | RTE_ETH_RSS_L3_DST_ONLY | RTE_ETH_RSS_L4_SRC_ONLY | RTE_ETH_RSS_L4_DST_ONLY;
+  if (cfg.n_rxq > 1 && (cfg.rss_hf & dev.flow_type_rss_offloads & ~kModifiers) != 0) {
     conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
     conf.rx_adv_conf.rss_conf.rss_hf = info.rss_hf = cfg.rss_hf & dev.flow_type_rss_offloads;
   }

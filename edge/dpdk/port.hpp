@@ -14,7 +14,8 @@ struct PortConfig {
   uint16_t n_rxq = 1;
   uint16_t n_txq = 1;
   // With n_rxq > 1: RSS over these rte_eth RSS fields, those the PMD offers
-  // (RTE_ETH_RSS_IP: source and destination IP); 0: no RSS.
+  // (RTE_ETH_RSS_IP: source and destination IP; with RTE_ETH_RSS_L3_SRC_ONLY,
+  // where the PMD offers it, the source alone); 0: no RSS.
   uint64_t rss_hf = 0;
   uint16_t rx_desc = 1024;  // adjusted to the driver's limits
   uint16_t tx_desc = 1024;

@@ -357,7 +357,7 @@ int main(int argc, char** argv) {
   // QUEUE rules that would steer each pair there validate but are not
   // created here, so the tap's own flow hash spreads the frames (spread) and
   // each worker has its own TX queue too (no TX ring).
-  ITEST_CHECK(out2.find("ufab-edge rx port=0 mode=spread queues=2\n") != std::string::npos &&
+  ITEST_CHECK(out2.find("ufab-edge rx port=0 mode=spread queues=2 reta=\"not programmed: ") != std::string::npos &&
                   read_file(dir + "/err2").find("refused 2 TX queues") == std::string::npos,
               "ufab-edge --workers 2: the tap port did not get an RX and a TX queue per worker");
   auto w0 = parse_line(out2, "ufab-edge offload port=0 mode=software ");
