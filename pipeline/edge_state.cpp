@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 namespace ufab::pipeline {
 
@@ -30,6 +31,21 @@ size_t count_pairs(const edge::EdgeConfig& c, const Layout& l, uint16_t worker, 
     if (l.vm_owner[v] == worker)
       for (const edge::VmCfg& r : c.remote_vms)
         n += c.vms[v].vni == r.vni && (!ip6_only || (c.vms[v].ip6 != edge::Ip6{} && r.ip6 != edge::Ip6{}));
+  return n;
+}
+
+// Keys the worker's classification cache may hold beside its pairs' (the
+// cache is sized by both): for each local VM `worker` owns, the other local
+// VMs of its tenant, whose frames it switches without a pair (vm_local.cpp)
+// and caches like a pair's. With ip6_only, VMs with IPv6 on both sides. A
+// worker with local VMs and no pairs still gets a cache.
+size_t count_local_keys(const edge::EdgeConfig& c, const Layout& l, uint16_t worker, bool ip6_only = false) {
+  std::unordered_map<uint32_t, size_t> per_vni;  // local VMs of each tenant (with IPv6: ip6_only)
+  const auto counts = [&](const edge::VmCfg& v) { return !ip6_only || v.ip6 != edge::Ip6{}; };
+  for (const edge::VmCfg& v : c.vms) per_vni[v.vni] += counts(v);
+  size_t n = 0;
+  for (size_t v = 0; v < c.vms.size(); ++v)
+    if (l.vm_owner[v] == worker && counts(c.vms[v])) n += per_vni[c.vms[v].vni] - 1;
   return n;
 }
 
@@ -64,7 +80,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       sched(sched_config(c, n_pairs)),
       classify(unique("cls"), static_cast<uint32_t>(std::max<size_t>(n_pairs, 1)), sizeof(ClassifyKey),
                ClassifyKey::table_hash),
-      classify_cache(c.classify_cache ? static_cast<uint32_t>(n_pairs) : 0),
+      classify_cache(c.classify_cache ? static_cast<uint32_t>(n_pairs + count_local_keys(c, l, w)) : 0),
       local_vms(unique("vm"), static_cast<uint32_t>(c.vms.size()), sizeof(VmKey)),
       vm_src(unique("src"), static_cast<uint32_t>(c.vms.size()), sizeof(ClassifyKey), ClassifyKey::table_hash),
       wire_pairs(unique("wp"), static_cast<uint32_t>(std::max<size_t>(n_pairs, 1)), sizeof(uint32_t)),
@@ -72,7 +88,8 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       incoming_tbl(unique("in"), c.max_incoming, sizeof(IncomingKey)),
       arp_targets(unique("arp"), std::max<uint32_t>(count_arp_targets(c), 1), sizeof(VmKey)),
       ip6(c, static_cast<uint32_t>(count_pairs(c, l, w, true))),
-      classify6_cache(c.classify_cache ? static_cast<uint32_t>(count_pairs(c, l, w, true)) : 0),
+      classify6_cache(c.classify_cache ? static_cast<uint32_t>(count_pairs(c, l, w, true) + count_local_keys(c, l, w, true))
+                                       : 0),
       timers(static_cast<uint32_t>(n_pairs), std::max<Nanos>(c.token_period_ns, 1)),
       gate_(std::make_unique<HostMigrationGate>(c.params.freeze_max_rtts, c.seed + w)) {
   // Each worker paces its share of the NIC rate; the bucket holds two

@@ -16,6 +16,9 @@
 //    the unknown frames are dropped as unknown_pair (4 per family), a2's
 //    frames wait in port 0's TX buffer (local_delivered 4 per family), and
 //    rx = queued + dropped + those.
+//  - A worker with local VMs and no pair (a1 and a2 alone): its caches are
+//    sized by the local keys, so a1 -> a2 costs one table lookup per family
+//    (one a burst with the cache off).
 //
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
 #include <rte_mbuf.h>
@@ -125,6 +128,36 @@ void run(bool cache, bool v4, bool v6) {
               static_cast<unsigned long long>(s.stats.rx()), static_cast<unsigned long long>(s.stats.dropped()), local);
 }
 
+// A worker with local VMs and no pair (a1 and a2 of one tenant, no remote
+// VM): its caches are sized by the local keys too, so a1's frames to a2 are
+// looked up once per family with the cache on (4 times, once a burst, off).
+void run_local_only(bool cache) {
+  const char* mode = cache ? "local only, cache on" : "local only, cache off";
+  std::string c = one_vm_config(std::string("classify_cache: ") + (cache ? "true" : "false"), 0);
+  c.insert(c.find("hosts:"),
+           "  - {name: a2, id: 2, tenant: 100, mac: \"02:00:00:00:0a:02\", ip: 192.168.0.2, ip6: \"fd00::a:2\", port: 0}\n");
+  EdgeRig r(c, cache ? "cclocal1" : "cclocal0");
+  pipeline::EdgeState& s = r.s;
+  ITEST_CHECK(s.pairs.size() == 0 && s.classify_cache.enabled() == cache && s.classify6_cache.enabled() == cache,
+              "%s: %zu pairs, caches enabled %d, %d", mode, s.pairs.size(), s.classify_cache.enabled(),
+              s.classify6_cache.enabled());
+  for (int b = 0; b < kBursts; ++b) {
+    rte_mbuf* ms[2] = {r.mbuf(frame(false, kPairs + 1, b), 0), r.mbuf(frame(true, kPairs + 1, b), 0)};
+    if (ms[0] == nullptr || ms[1] == nullptr) {
+      ITEST_CHECK(false, "%s: mempool empty", mode);
+      return;
+    }
+    s.stats.ports[0].rx += 2;
+    pipeline::vm_frames(s, 0, ms, 2, 1'000'000);
+  }
+  const uint64_t want_lookups = cache ? 2 : 2 * kBursts;
+  ITEST_CHECK(s.stats.classify_lookups == want_lookups && s.stats.local_delivered == 2 * kBursts &&
+                  s.tx[0].pending() == 2 * kBursts && s.stats.rx() == s.stats.local_delivered + s.stats.dropped(),
+              "%s: %llu table lookups (want %llu), local_delivered %llu, %u in port 0's TX buffer (want %d each)", mode,
+              static_cast<unsigned long long>(s.stats.classify_lookups), static_cast<unsigned long long>(want_lookups),
+              static_cast<unsigned long long>(s.stats.local_delivered), s.tx[0].pending(), 2 * kBursts);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,6 +168,7 @@ int main(int argc, char** argv) {
           run(cache, true, false);
           run(cache, false, true);
           run(cache, true, true);
+          run_local_only(cache);
         }
       },
       "PASS: the IPv4 and IPv6 classification caches send only first sightings (pairs and a local VM) and unknown "
