@@ -19,9 +19,21 @@
 //  - conservation at every hop: OVS port counters (VM rx = edge-port tx, edge
 //    -port rx = VM tx, no drops), ufab-edge's own (conserved=1, encap/decap
 //    counts) and the OpenFlow rules' packet counts;
+//  - two VMs of tenant 100 on host A (vmA100 and vmA100b, 192.168.0.5):
+//    vmA100b's frames to vmA100 go to edge A on the tenant's edge port,
+//    which switches them back out of the same port (no pair, edge/README.md
+//    "Local VMs of one tenant"), and OVS's rule for vmA100's MAC delivers
+//    them: vmA100 gets exactly those frames, unchanged and in order; no
+//    other VM sees them. vmA100b sends once B has all of A's frames, so
+//    the shares above are measured as before. (This way round,
+//    and not to vmA100b, because OVS sends to the port it added last only
+//    some time after its queues show 'enabled': see
+//    pmd_reloaded_after_devices.)
 //  - everything started is stopped (OVS through `ufab-sidecar stop`).
 //
 // argv[1]: ufab-edge, argv[2]: ufab-core, argv[3]: deploy/sidecar/ufab-sidecar, argv[4]: ufab-vmgen.
+// Exit 75: a void run (the shares could not be measured; meson runs it
+// through retry_void.sh, which runs it again).
 // Skips (77) when not root, or when openvswitch-switch-dpdk is not installed.
 #include <signal.h>
 #include <sys/wait.h>
@@ -47,8 +59,11 @@ namespace {
 
 using namespace ufab::itest;
 
-constexpr uint32_t kVmA = 0xc0a80001, kVmB = 0xc0a80002;
-constexpr int kFrames100 = 48, kFrames200 = 24;
+constexpr uint32_t kVmA = 0xc0a80001, kVmB = 0xc0a80002, kVmA5 = 0xc0a80005;
+constexpr int kFrames100 = 48, kFrames200 = 24, kLocal = 8;
+// Host A's second VM of tenant 100 (vmA100b): in the sidecar's CONF and in
+// edge A's vms (the same MAC in both), OpenFlow port 5 of brA.
+constexpr const char* kMacA5 = "02:00:00:00:0a:05";
 // Edge A paces its fabric port at 2 Mb/s (edge.fabric_rate_mbps): both
 // tenants' frames queue there, and its scheduler shares the port by weight
 // class (tenant 100 in class 1 = weight 2, tenant 200 in class 0 = weight 1).
@@ -152,6 +167,8 @@ std::string sidecar_conf(const std::string& d) {
     const std::string mac200 = H == "A" ? "02:00:00:00:0a:02" : "02:00:00:00:0c:02";
     for (const auto& [t, mac] : {std::pair{"100", mac100}, std::pair{"200", mac200}})
       c += "vm vm" + H + t + " " + t + " " + mac + " dpdkvhostuserclient vhost-server-path=" + d + "/v" + H + t + ".sock\n";
+    if (H == "A")
+      c += std::string("vm vmA100b 100 ") + kMacA5 + " dpdkvhostuserclient vhost-server-path=" + d + "/vA100b.sock\n";
   }
   return c;
 }
@@ -290,6 +307,33 @@ std::vector<Stretch> measure_shares(const std::vector<Arrival>& all, uint64_t la
   return out;
 }
 
+// Whether OVS's log shows its PMD reloaded (a "Performing pmd to rx queue
+// assignment" line) after the last of these vhost devices was added ("vHost
+// Device '<d>/<sock>.sock' has been added"), waiting up to `seconds`. Until
+// the PMD's cache of ports it may send to holds a device, the datapath drops
+// what a rule outputs there, counted only by the coverage counter
+// datapath_drop_invalid_port, and the device's queues show 'enabled' before
+// that. Seen here: the 8 frames sent to the device added last (vA100b) were
+// dropped after its queues were enabled and after the next reload line too;
+// a later reload fixed it. So the test waits for this and, besides, sends
+// nothing to the device added last (the deploy README, "OVS 3.1 drops").
+bool pmd_reloaded_after_devices(const std::string& d, const std::vector<std::string>& socks, int seconds) {
+  const std::string log = d + "/ovs/log/ovs-vswitchd.log";
+  for (int i = 0; i < seconds * 10; ++i) {
+    const std::string text = read_file(log);
+    size_t last_added = 0;
+    bool all = true;
+    for (const std::string& s : socks) {
+      const size_t at = text.rfind("vHost Device '" + d + "/" + s + ".sock' has been added");
+      all = all && at != std::string::npos;
+      if (at != std::string::npos) last_added = std::max(last_added, at);
+    }
+    if (all && text.find("Performing pmd to rx queue assignment", last_added) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
 // n_packets of the rule of `bridge` whose text contains `match`.
 long long flow_packets(const std::string& bridge, const std::string& match) {
   const std::string dump = sh("ovs-ofctl -O OpenFlow13 --no-names dump-flows unix:" + g_dir + "/ovs/run/" + bridge + ".mgmt 2>/dev/null");
@@ -334,8 +378,11 @@ int main(int argc, char** argv) {
   const std::string pa = "ufabscA" + tag, pb = "ufabscB" + tag, pc = "ufabscC" + tag, pv = "ufabscV" + tag;
   g_prefixes = {pa, pb, pc, pv};
 
-  write_text(d + "/A.yaml", edge_config("10.0.0.1", "10.0.0.2", "02:00:00:00:00:01", "02:00:00:00:00:02", 1, 11, "1",
-                                        "192.168.0.1", "192.168.0.2", kFabricMbpsA));
+  std::string a_yaml = edge_config("10.0.0.1", "10.0.0.2", "02:00:00:00:00:01", "02:00:00:00:00:02", 1, 11, "1",
+                                   "192.168.0.1", "192.168.0.2", kFabricMbpsA);
+  a_yaml.insert(a_yaml.find("hosts:"), std::string("  - {name: t100_5, id: 5, tenant: 100, mac: \"") + kMacA5 +
+                                           "\", ip: 192.168.0.5, port: 0}\n");
+  write_text(d + "/A.yaml", a_yaml);
   write_text(d + "/B.yaml", edge_config("10.0.0.2", "10.0.0.1", "02:00:00:00:00:02", "02:00:00:00:00:01", 11, 1, "0",
                                         "192.168.0.2", "192.168.0.1", 0));
   write_text(d + "/sidecar.conf", sidecar_conf(d));
@@ -352,10 +399,19 @@ int main(int argc, char** argv) {
   // 48*642 + 7*1128 = 38712 B; tenant 200 sends 24 frames of 642 + 7i B =
   // 24*642 + 7*276 = 17340 B. (Twice the frames, 2.23x the bytes.)
   ITEST_CHECK(bytes(t100) == 38712 && bytes(t200) == 17340, "frame sizes: %zu %zu", bytes(t100), bytes(t200));
+  // vmA100b's frames to vmA100 (to its MAC, which ARP through the edge
+  // would have given): 8 frames of 342 + 5i B = 8*342 + 5*28 = 2876 B.
+  std::vector<Frame> local;
+  for (int i = 0; i < kLocal; ++i) {
+    local.push_back(vm_frame(kVmA5, kVmA, 3000, 300 + 5 * static_cast<size_t>(i), 3));
+    local.back()[4] = 0x0a;
+  }
+  ITEST_CHECK(bytes(local) == 2876, "local frame sizes: %zu", bytes(local));
   write_pcap(d + "/A100_in.pcap", t100);
   write_pcap(d + "/A200_in.pcap", t200);
   write_pcap(d + "/B100_in.pcap", {});
   write_pcap(d + "/B200_in.pcap", {});
+  write_pcap(d + "/A100b_in.pcap", local);
 
   // ufab-edge's virtio-user ports in server mode wait in the EAL for their
   // vhost-user client (OVS) to connect, and OVS keeps reconnecting: so OVS
@@ -391,11 +447,12 @@ int main(int argc, char** argv) {
   ITEST_CHECK(rc_start == 0, "ufab-sidecar start failed");
   if (g_failures != 0) return abandon(d);
 
-  // The VMs: (net_pcap, virtio-user) pairs, A's two then B's two.
+  // The VMs: (net_pcap, virtio-user) pairs, A's two, B's two, then A's
+  // second VM of tenant 100 (ports 8 and 9).
   std::vector<std::string> vg = {argv[4]};
   for (const std::string& s : edge_eal(pv, "0")) vg.push_back(s);
   int k = 0;
-  for (const char* h : {"A100", "A200", "B100", "B200"}) {
+  for (const char* h : {"A100", "A200", "B100", "B200", "A100b"}) {
     const std::string H = h;
     vg.insert(vg.end(), {"--vdev", "net_pcap" + std::to_string(k) + ",rx_pcap=" + d + "/" + H + "_in.pcap,tx_pcap=" + d + "/" +
                                        H + "_out.pcap",
@@ -403,7 +460,8 @@ int main(int argc, char** argv) {
                                        ".sock,server=1,queues=1,queue_size=1024"});
     ++k;
   }
-  vg.insert(vg.begin(), {"/usr/bin/env", "UFAB_VMGEN_GO_FILE=" + d + "/go"});
+  // vmA100b (net_pcap8) sends once B has every frame (go_local).
+  vg.insert(vg.begin(), {"/usr/bin/env", "UFAB_VMGEN_GO_FILE=" + d + "/go", "UFAB_VMGEN_LATER=8=" + d + "/go_local"});
   const int pid_v = spawn(vg, d + "/v.out", d + "/v.err");
   g_pids.insert(g_pids.begin(), pid_v);
   ITEST_CHECK(wait_for_text(d + "/v.out", "ready", 90), "ufab-vmgen did not start: %s", read_file(d + "/v.err").c_str());
@@ -411,28 +469,52 @@ int main(int argc, char** argv) {
   // The VMs send once OVS has enabled both queues of every vhost port (its
   // log says so per socket): a frame for a port whose queue is not enabled
   // yet would be dropped by OVS without a counter.
-  for (const char* sock : {"vA100", "vA200", "vB100", "vB200", "eA100", "eA200", "eB100", "eB200"})
+  for (const char* sock : {"vA100", "vA200", "vB100", "vB200", "vA100b", "eA100", "eA200", "eB100", "eB200"})
     for (const char* q : {"( tx_qid 0 )", "( rx_qid 0 )"}) {
       const std::string line = std::string(q) + " of vhost device '" + d + "/" + sock + ".sock' changed to 'enabled'";
       ITEST_CHECK(wait_for_text(d + "/ovs/log/ovs-vswitchd.log", line, 60), "OVS did not enable %s of %s.sock", q, sock);
     }
+  ITEST_CHECK(pmd_reloaded_after_devices(d, {"vA100", "vA200", "vB100", "vB200", "vA100b"}, 60),
+              "OVS did not reload its PMD after the last VM device was added");
   write_text(d + "/go", "");
   ITEST_CHECK(wait_for_text(d + "/v.out", "forwarding", 30), "ufab-vmgen does not forward");
+
 
   // Delivery: wait (bounded) until B's VM ports sent what A's VMs sent.
   for (int i = 0; i < 600 && rc_start == 0; ++i) {
     if (ovs_stat("vmB100", "tx_packets") >= kFrames100 && ovs_stat("vmB200", "tx_packets") >= kFrames200) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+  // Then vmA100b's frames to vmA100 (bounded wait for their delivery).
+  write_text(d + "/go_local", "");
+  for (int i = 0; i < 300 && rc_start == 0; ++i) {
+    if (ovs_stat("vmA100", "tx_packets") >= kLocal) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // anything extra would show now
   std::map<std::string, long long> st;
-  for (const char* i : {"vmA100", "vmA200", "eA100", "eA200", "eB100", "eB200", "vmB100", "vmB200"})
+  for (const char* i : {"vmA100", "vmA200", "vmA100b", "eA100", "eA200", "eB100", "eB200", "vmB100", "vmB200"})
     for (const char* k : {"rx_packets", "tx_packets", "rx_dropped", "tx_dropped"})
       st[std::string(i) + "." + k] = ovs_stat(i, k);
+  // All of each interface's counters, for the log: OVS 3.1 counts a frame
+  // it could not put into a vhost-user port's ring (the guest posted no
+  // buffer) in ovs_tx_failure_drops, not in tx_dropped.
+  for (const char* i : {"vmA100", "vmA200", "vmA100b", "eA100", "eA200", "eB100", "eB200", "vmB100", "vmB200"})
+    std::printf("ovs %s statistics: %s", i, vsctl(std::string("get Interface ") + i + " statistics").c_str());
+  // OVS's datapath drops a frame for a port its PMD thread does not know yet,
+  // counting it only here (see pmd_reloaded_after_devices).
+  const std::string coverage = sh("ovs-appctl -t " + g_dir + "/ovs/run/ovs-vswitchd.ctl coverage/show 2>&1");
+  const size_t inv = coverage.find("datapath_drop_invalid_port");
+  const size_t inv_total = inv == std::string::npos ? std::string::npos : coverage.find("total: ", inv);
+  const long long invalid_port_drops = inv_total == std::string::npos ? 0 : std::atoll(coverage.c_str() + inv_total + 7);
   std::map<std::string, long long> fl;
   for (const char* br : {"brA", "brB"})
     for (const char* m : {"in_port=1", "in_port=2", "in_port=3", "in_port=4", "priority=0"})
       fl[std::string(br) + " " + m] = flow_packets(br, m);
+  // brA's edge port of tenant 100 has two rules now, one per VM MAC.
+  fl["brA in_port=1 to vmA100"] = flow_packets("brA", "in_port=1,dl_dst=02:00:00:00:0a:01");
+  fl["brA in_port=1 to vmA100b"] = flow_packets("brA", std::string("in_port=1,dl_dst=") + kMacA5);
+  fl["brA in_port=5"] = flow_packets("brA", "in_port=5");
   std::printf("%s", sh("UFAB_SIDECAR_DIR=" + d + "/ovs " + g_sidecar + " status 2>&1").c_str());
 
   // Stop the VMs first (flushes their capture files), then OVS, the edges and the switch.
@@ -460,9 +542,14 @@ int main(int argc, char** argv) {
   const std::vector<Frame> got100 = read_pcap(d + "/B100_out.pcap"), got200 = read_pcap(d + "/B200_out.pcap");
   ITEST_CHECK(same_frames(t100, got100), "tenant 100: %zu of %d frames delivered unchanged to its VM", got100.size(), kFrames100);
   ITEST_CHECK(same_frames(t200, got200), "tenant 200: %zu of %d frames delivered unchanged to its VM", got200.size(), kFrames200);
+  const std::vector<Frame> got_local = read_pcap(d + "/A100_out.pcap");
+  ITEST_CHECK(same_frames(local, got_local), "vmA100b -> vmA100 through OVS and edge A: %zu of %d frames delivered unchanged",
+              got_local.size(), kLocal);
+  ITEST_CHECK(read_pcap(d + "/A100b_out.pcap").empty() && read_pcap(d + "/A200_out.pcap").empty(),
+              "nothing came back to vmA100b or vmA200");
   // Per-tenant shares under contention, in the order edge A sent the frames
   // (see measure_shares for the interval and its bound).
-  bool in_order = false;
+  bool in_order = false, void_run = false;
   const std::vector<Arrival> all = departures_from_a(d + "/fabricA.pcap", t100, t200, in_order);
   ITEST_CHECK(in_order, "the switch's capture of edge A's port holds %zu data frames, want every frame of each tenant in order",
               all.size());
@@ -491,18 +578,27 @@ int main(int argc, char** argv) {
       within = within && lag >= -bound && lag <= bound;
     }
     // A measurement needs an overlap: at least 8 of tenant 200's frames.
-    ITEST_CHECK(overlap200 >= 8 && within,
-                "WFQ 2:1 while both tenants queued at edge A: every stretch's lag within the bound (%s), %d frames of "
-                "tenant 200 in the overlap (want 8 or more)",
-                within ? "yes" : "no", overlap200);
+    // Without one the run is void (run again by retry_void.sh), not failed:
+    // now and then one VM's first frames reach edge A ~62 ms after the
+    // other's (its pair's first probe that late in the capture; seen in 1
+    // of 6 runs of the test before vmA100b, 2 of 6 with it), longer than
+    // tenant 200 takes to send all 24 frames at 2 Mb/s.
+    ITEST_CHECK(within, "WFQ 2:1 while both tenants queued at edge A: every stretch's lag within the bound (%d frames of "
+                        "tenant 200 in the overlap)", overlap200);
+    void_run = overlap200 < 8;
   }
   ITEST_CHECK(bytes(got100) == 38712 && bytes(got200) == 17340, "per-tenant bytes delivered: %zu / %zu (want 38712 / 17340)",
               bytes(got100), bytes(got200));
 
   // Conservation through OVS: what a VM sent left on its tenant's edge port
   // and nowhere else; what an edge port brought went to its VM only.
-  ITEST_CHECK(st["vmA100.rx_packets"] == kFrames100 && st["eA100.tx_packets"] == kFrames100, "OVS A tenant 100: %lld in, %lld to the edge",
-              st["vmA100.rx_packets"], st["eA100.tx_packets"]);
+  ITEST_CHECK(st["vmA100.rx_packets"] == kFrames100 && st["vmA100b.rx_packets"] == kLocal &&
+                  st["eA100.tx_packets"] == kFrames100 + kLocal,
+              "OVS A tenant 100: %lld + %lld in, %lld to the edge", st["vmA100.rx_packets"], st["vmA100b.rx_packets"],
+              st["eA100.tx_packets"]);
+  ITEST_CHECK(st["eA100.rx_packets"] == kLocal && st["vmA100.tx_packets"] == kLocal && st["vmA100b.tx_packets"] == 0,
+              "OVS A, the hairpin: %lld back from the edge, %lld to vmA100 (want %d), %lld to vmA100b", st["eA100.rx_packets"],
+              st["vmA100.tx_packets"], kLocal, st["vmA100b.tx_packets"]);
   ITEST_CHECK(st["vmA200.rx_packets"] == kFrames200 && st["eA200.tx_packets"] == kFrames200, "OVS A tenant 200: %lld in, %lld to the edge",
               st["vmA200.rx_packets"], st["eA200.tx_packets"]);
   ITEST_CHECK(st["eB100.rx_packets"] == kFrames100 && st["vmB100.tx_packets"] == kFrames100, "OVS B tenant 100: %lld from the edge, %lld to the VM",
@@ -512,9 +608,12 @@ int main(int argc, char** argv) {
   long long drops = 0;
   for (const auto& [k, v] : st)
     if (k.find("dropped") != std::string::npos) drops += v > 0 ? v : 0;
-  ITEST_CHECK(drops == 0, "OVS dropped %lld frames", drops);
+  ITEST_CHECK(drops == 0 && invalid_port_drops == 0, "OVS dropped %lld frames, %lld for a port its PMD did not know",
+              drops, invalid_port_drops);
   // The rules (ports 1, 2 = edges, 3, 4 = VMs): A's VMs hit their rule, B's edge ports theirs, nothing hit the drop rule.
-  ITEST_CHECK(fl["brA in_port=3"] == kFrames100 && fl["brA in_port=4"] == kFrames200 && fl["brB in_port=1"] == kFrames100 &&
+  ITEST_CHECK(fl["brA in_port=3"] == kFrames100 && fl["brA in_port=4"] == kFrames200 && fl["brA in_port=5"] == kLocal &&
+                  fl["brA in_port=1 to vmA100"] == kLocal && fl["brA in_port=1 to vmA100b"] == 0 &&
+                  fl["brB in_port=1"] == kFrames100 &&
                   fl["brB in_port=2"] == kFrames200 && fl["brA priority=0"] == 0 && fl["brB priority=0"] == 0,
               "OpenFlow counters");
 
@@ -524,12 +623,16 @@ int main(int argc, char** argv) {
               "VMs of A sent %llu + %llu", static_cast<unsigned long long>(v(1, "tx")), static_cast<unsigned long long>(v(3, "tx")));
   ITEST_CHECK(v(5, "rx") == kFrames100 && v(4, "tx") == kFrames100 && v(7, "rx") == kFrames200 && v(6, "tx") == kFrames200,
               "VMs of B got %llu + %llu", static_cast<unsigned long long>(v(5, "rx")), static_cast<unsigned long long>(v(7, "rx")));
-  ITEST_CHECK(v(1, "rx") == 0 && v(3, "rx") == 0, "nothing came back to A's VMs");
+  ITEST_CHECK(v(1, "rx") == kLocal && v(0, "tx") == kLocal && v(3, "rx") == 0, "vmA100 got %llu (want %d), vmA200 %llu",
+              static_cast<unsigned long long>(v(1, "rx")), kLocal, static_cast<unsigned long long>(v(3, "rx")));
+  ITEST_CHECK(v(8, "rx") == kLocal && v(9, "tx") == kLocal && v(9, "rx") == 0, "vmA100b sent %llu (want %d) and got %llu",
+              static_cast<unsigned long long>(v(9, "tx")), kLocal, static_cast<unsigned long long>(v(9, "rx")));
 
   // Conservation in the edges: A encapsulated every VM frame, B decapsulated them.
   auto fa = parse_line(out_a, "ufab-edge final "), fb = parse_line(out_b, "ufab-edge final ");
-  ITEST_CHECK(fa["conserved"] == 1 && fa["dropped"] == 0 && fa["queued"] == 0 && fa["encap"] == kFrames100 + kFrames200,
-              "edge A counters");
+  ITEST_CHECK(fa["conserved"] == 1 && fa["dropped"] == 0 && fa["queued"] == 0 && fa["encap"] == kFrames100 + kFrames200 &&
+                  fa["local_delivered"] == kLocal,
+              "edge A counters (local_delivered %llu, want %d)", static_cast<unsigned long long>(fa["local_delivered"]), kLocal);
   ITEST_CHECK(fb["conserved"] == 1 && fb["dropped"] == 0 && fb["decap"] == kFrames100 + kFrames200, "edge B counters");
   auto p100 = parse_line(out_a, "ufab-edge pair=0x0001000b "), p200 = parse_line(out_a, "ufab-edge pair=0x0002000c ");
   ITEST_CHECK(p100["sent"] == p100["acked"] && p200["sent"] == p200["acked"] && p100["probes"] >= 1 && p200["probes"] >= 1,
@@ -540,9 +643,12 @@ int main(int argc, char** argv) {
   // Alg. 1) is guarantee / B_u: 2 for tenant 100, 1 for tenant 200.
   auto pa0 = parse_line(out_a, "ufab-edge port=0 "), pa1 = parse_line(out_a, "ufab-edge port=1 ");
   auto pb0 = parse_line(out_b, "ufab-edge port=0 "), pb1 = parse_line(out_b, "ufab-edge port=1 ");
-  ITEST_CHECK(pa0["rx_bytes"] == 38712 && pa1["rx_bytes"] == 17340 && pb0["tx_bytes"] == 38712 && pb1["tx_bytes"] == 17340,
-              "edge ports per tenant: A rx %llu / %llu, B tx %llu / %llu", static_cast<unsigned long long>(pa0["rx_bytes"]),
-              static_cast<unsigned long long>(pa1["rx_bytes"]), static_cast<unsigned long long>(pb0["tx_bytes"]),
+  // Edge A's port of tenant 100 also carried the local frames, in and out.
+  ITEST_CHECK(pa0["rx_bytes"] == 38712 + 2876 && pa0["tx_bytes"] == 2876 && pa1["rx_bytes"] == 17340 &&
+                  pb0["tx_bytes"] == 38712 && pb1["tx_bytes"] == 17340,
+              "edge ports per tenant: A rx %llu / %llu (tx %llu on tenant 100's), B tx %llu / %llu",
+              static_cast<unsigned long long>(pa0["rx_bytes"]), static_cast<unsigned long long>(pa1["rx_bytes"]),
+              static_cast<unsigned long long>(pa0["tx_bytes"]), static_cast<unsigned long long>(pb0["tx_bytes"]),
               static_cast<unsigned long long>(pb1["tx_bytes"]));
   ITEST_CHECK(p100["sent"] == 38712 + 54 * kFrames100 && p200["sent"] == 17340 + 54 * kFrames200,
               "pair bytes sent: %llu / %llu (want 41304 / 18636)", static_cast<unsigned long long>(p100["sent"]),
@@ -550,10 +656,17 @@ int main(int argc, char** argv) {
   ITEST_CHECK(p100["token_x1000"] == 2000 && p200["token_x1000"] == 1000, "tokens: %llu / %llu (want 2000 / 1000)",
               static_cast<unsigned long long>(p100["token_x1000"]), static_cast<unsigned long long>(p200["token_x1000"]));
 
+  if (g_failures == 0 && void_run) {
+    std::filesystem::remove_all(d);
+    std::printf("VOID: the tenants' frames did not overlap at edge A (fewer than 8 of tenant 200's frames while both "
+                "were queued), so the shares were not measured; every other check passed\n");
+    return 75;
+  }
   if (g_failures == 0) {
     std::filesystem::remove_all(d);
-    std::printf("PASS: %d + %d frames of two tenants VM -> OVS -> ufab-edge -> ufab-core -> ufab-edge -> OVS -> VM\n",
-                kFrames100, kFrames200);
+    std::printf("PASS: %d + %d frames of two tenants VM -> OVS -> ufab-edge -> ufab-core -> ufab-edge -> OVS -> VM, %d "
+                "between two VMs of a tenant on host A through OVS and edge A\n",
+                kFrames100, kFrames200, kLocal);
     return 0;
   }
   std::printf("%d checks failed; files kept in %s\n", g_failures, d.c_str());

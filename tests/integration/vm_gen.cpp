@@ -5,6 +5,9 @@
 // be). Frames are moved unchanged both ways, in bursts, once every vNIC has
 // link (so a VM does not send into a port the vswitch is still setting up).
 // With UFAB_VMGEN_GO_FILE=PATH it waits for PATH to exist before sending.
+// With UFAB_VMGEN_LATER=P=PATH[,P=PATH...], port P (a net_pcap port: one
+// VM's frames) is read only once its PATH exists too, so a caller can start
+// some VMs after others.
 // Runs until SIGINT/SIGTERM, then prints per-port counters and closes the
 // ports (which flushes the capture files).
 //
@@ -18,7 +21,9 @@
 #include <cstdlib>
 #include <cstdio>
 #include <ctime>
+#include <algorithm>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include "edge/dpdk/eal.hpp"
@@ -45,7 +50,10 @@ int run(int argc, char** argv) {
   }
   dpdk::PoolConfig pc;
   pc.name = "vmgen";
-  pc.n_mbufs = 4095;
+  // A virtio-user port fills its whole RX ring (the vring's queue_size, up
+  // to 1024) at start: 4095 mbufs left the fourth vNIC's ring short and a
+  // fifth with none, and the vswitch had nowhere to put their frames.
+  pc.n_mbufs = 1024u * (n / 2u) + 4095u;
   rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
   dpdk::PortConfig cfg;
   cfg.rx_desc = cfg.tx_desc = 512;
@@ -73,11 +81,32 @@ int run(int argc, char** argv) {
   std::printf("ufab-vmgen forwarding on %u VMs\n", n / 2);
   std::fflush(stdout);
 
+  std::vector<std::string> held(n);  // port -> the file that releases it ("": not held)
+  if (const char* later = std::getenv("UFAB_VMGEN_LATER"); later != nullptr) {
+    std::string spec = later;
+    for (size_t at = 0; at < spec.size();) {
+      const size_t end = std::min(spec.find(',', at), spec.size()), eq = spec.find('=', at);
+      const int p = std::atoi(spec.c_str() + at);
+      if (eq >= end || p < 0 || p >= n) {
+        std::fprintf(stderr, "ufab-vmgen: UFAB_VMGEN_LATER: want P=PATH[,P=PATH...] with P < %u: '%s'\n", n, later);
+        return 2;
+      }
+      held[static_cast<size_t>(p)] = spec.substr(eq + 1, end - eq - 1);
+      at = end + 1;
+    }
+  }
   std::vector<uint64_t> rx(n, 0), tx(n, 0), drop(n, 0);
   rte_mbuf* burst[32];
   while (!g_stop) {
     bool idle = true;
+    for (uint16_t p = 0; p < n; ++p)
+      if (!held[p].empty() && access(held[p].c_str(), F_OK) == 0) {
+        std::printf("ufab-vmgen port=%u released\n", p);
+        std::fflush(stdout);
+        held[p].clear();
+      }
     for (uint16_t p = 0; p < n; ++p) {
+      if (!held[p].empty()) continue;
       const uint16_t peer = static_cast<uint16_t>(p ^ 1u);
       const uint16_t got = rte_eth_rx_burst(p, 0, burst, 32);
       if (got == 0) continue;
