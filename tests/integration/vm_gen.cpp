@@ -50,9 +50,9 @@ int run(int argc, char** argv) {
   }
   dpdk::PoolConfig pc;
   pc.name = "vmgen";
-  // A virtio-user port fills its whole RX ring (the vring's queue_size, up
-  // to 1024) at start: 4095 mbufs left the fourth vNIC's ring short and a
-  // fifth with none, and the vswitch had nowhere to put their frames.
+  // A virtio-user port fills its RX ring at start (at most its vring's
+  // queue_size, 1024 here): room for every vNIC's ring and the frames in
+  // flight, so that adding a VM cannot leave a vNIC without buffers.
   pc.n_mbufs = 1024u * (n / 2u) + 4095u;
   rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
   dpdk::PortConfig cfg;
