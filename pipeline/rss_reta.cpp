@@ -23,12 +23,6 @@ std::string text6(const edge::Ip6& a) {
   return inet_ntop(AF_INET6, a.data(), b, sizeof b) != nullptr ? b : "?";
 }
 
-bool has_ip6(const edge::Ip6& a) {
-  for (const uint8_t x : a)
-    if (x != 0) return true;
-  return false;
-}
-
 constexpr uint64_t kIpv6Types =
     RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_OTHER | RTE_ETH_RSS_IPV6_EX;
 
@@ -69,7 +63,7 @@ RetaPlan plan_reta(const std::vector<RetaVm>& vms, const std::vector<uint8_t>& k
   };
   for (size_t v = 0; v < vms.size(); ++v) {
     claim(v, src_hash4(vms[v].ip, key), dotted(vms[v].ip));
-    if (ipv6 && has_ip6(vms[v].ip6)) claim(v, src_hash6(vms[v].ip6, key), text6(vms[v].ip6));
+    if (ipv6 && vms[v].ip6 != edge::Ip6{}) claim(v, src_hash6(vms[v].ip6, key), text6(vms[v].ip6));
   }
   return plan;
 }

@@ -64,6 +64,10 @@ constexpr int kFrames100 = 48, kFrames200 = 24, kLocal = 8;
 // Host A's second VM of tenant 100 (vmA100b): in the sidecar's CONF and in
 // edge A's vms (the same MAC in both), OpenFlow port 5 of brA.
 constexpr const char* kMacA5 = "02:00:00:00:0a:05";
+// The VMs' vhost-user sockets (in the order ufab-vmgen serves them, so OVS
+// adds vA100b last) and every OVS interface the test reads.
+constexpr const char* kVmSocks[] = {"vA100", "vA200", "vB100", "vB200", "vA100b"};
+constexpr const char* kIfaces[] = {"vmA100", "vmA200", "vmA100b", "eA100", "eA200", "eB100", "eB200", "vmB100", "vmB200"};
 // Edge A paces its fabric port at 2 Mb/s (edge.fabric_rate_mbps): both
 // tenants' frames queue there, and its scheduler shares the port by weight
 // class (tenant 100 in class 1 = weight 2, tenant 200 in class 0 = weight 1).
@@ -452,8 +456,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> vg = {argv[4]};
   for (const std::string& s : edge_eal(pv, "0")) vg.push_back(s);
   int k = 0;
-  for (const char* h : {"A100", "A200", "B100", "B200", "A100b"}) {
-    const std::string H = h;
+  for (const char* sock : kVmSocks) {
+    const std::string H = sock + 1;  // "A100" of "vA100"
     vg.insert(vg.end(), {"--vdev", "net_pcap" + std::to_string(k) + ",rx_pcap=" + d + "/" + H + "_in.pcap,tx_pcap=" + d + "/" +
                                        H + "_out.pcap",
                          "--vdev", "net_virtio_user" + std::to_string(k) + ",path=" + d + "/v" + H +
@@ -469,16 +473,17 @@ int main(int argc, char** argv) {
   // The VMs send once OVS has enabled both queues of every vhost port (its
   // log says so per socket): a frame for a port whose queue is not enabled
   // yet would be dropped by OVS without a counter.
-  for (const char* sock : {"vA100", "vA200", "vB100", "vB200", "vA100b", "eA100", "eA200", "eB100", "eB200"})
+  std::vector<std::string> vm_socks(std::begin(kVmSocks), std::end(kVmSocks)), socks = vm_socks;
+  socks.insert(socks.end(), {"eA100", "eA200", "eB100", "eB200"});
+  for (const std::string& sock : socks)
     for (const char* q : {"( tx_qid 0 )", "( rx_qid 0 )"}) {
       const std::string line = std::string(q) + " of vhost device '" + d + "/" + sock + ".sock' changed to 'enabled'";
-      ITEST_CHECK(wait_for_text(d + "/ovs/log/ovs-vswitchd.log", line, 60), "OVS did not enable %s of %s.sock", q, sock);
+      ITEST_CHECK(wait_for_text(d + "/ovs/log/ovs-vswitchd.log", line, 60), "OVS did not enable %s of %s.sock", q,
+                  sock.c_str());
     }
-  ITEST_CHECK(pmd_reloaded_after_devices(d, {"vA100", "vA200", "vB100", "vB200", "vA100b"}, 60),
-              "OVS did not reload its PMD after the last VM device was added");
+  ITEST_CHECK(pmd_reloaded_after_devices(d, vm_socks, 60), "OVS did not reload its PMD after the last VM device was added");
   write_text(d + "/go", "");
   ITEST_CHECK(wait_for_text(d + "/v.out", "forwarding", 30), "ufab-vmgen does not forward");
-
 
   // Delivery: wait (bounded) until B's VM ports sent what A's VMs sent.
   for (int i = 0; i < 600 && rc_start == 0; ++i) {
@@ -493,13 +498,12 @@ int main(int argc, char** argv) {
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // anything extra would show now
   std::map<std::string, long long> st;
-  for (const char* i : {"vmA100", "vmA200", "vmA100b", "eA100", "eA200", "eB100", "eB200", "vmB100", "vmB200"})
+  for (const char* i : kIfaces)
     for (const char* k : {"rx_packets", "tx_packets", "rx_dropped", "tx_dropped"})
       st[std::string(i) + "." + k] = ovs_stat(i, k);
-  // All of each interface's counters, for the log: OVS 3.1 counts a frame
-  // it could not put into a vhost-user port's ring (the guest posted no
-  // buffer) in ovs_tx_failure_drops, not in tx_dropped.
-  for (const char* i : {"vmA100", "vmA200", "vmA100b", "eA100", "eA200", "eB100", "eB200", "vmB100", "vmB200"})
+  // All of each interface's counters, for the log (OVS keeps more drop
+  // counters than tx_dropped: ovs_tx_failure_drops and the like).
+  for (const char* i : kIfaces)
     std::printf("ovs %s statistics: %s", i, vsctl(std::string("get Interface ") + i + " statistics").c_str());
   // OVS's datapath drops a frame for a port its PMD thread does not know yet,
   // counting it only here (see pmd_reloaded_after_devices).
