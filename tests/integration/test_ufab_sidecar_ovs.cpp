@@ -13,7 +13,8 @@
 //    encapsulation), and each tenant's pair has its token (guarantee / B_u:
 //    2 and 1);
 //  - per-tenant shares under contention: edge A's fabric port is paced at
-//    2 Mb/s, both tenants queue there, and while both are queued tenant 100
+//    2 Mb/s, edge A is stopped until OVS has handed it every frame of A's
+//    VMs, both tenants queue there, and while both are queued tenant 100
 //    (weight 2) gets twice tenant 200's wire bytes within 5 frames, in the
 //    order A sent them (the switch's --capture of A's port);
 //  - conservation at every hop: OVS port counters (VM rx = edge-port tx, edge
@@ -80,6 +81,7 @@ std::vector<std::string> g_prefixes;
 // Stops everything this test started: the DPDK processes, then OVS.
 void stop_all() {
   for (const int pid : g_pids) kill(pid, SIGTERM);
+  for (const int pid : g_pids) kill(pid, SIGCONT);  // edge A may be stopped (main)
   for (const int pid : g_pids) wait_with_deadline(pid, 10);
   g_pids.clear();
   if (!g_sidecar.empty()) {
@@ -251,13 +253,17 @@ struct Stretch {
 // 111111111111111221" there, 2.81x; stopping ufab-core for 70 ms mid-run
 // gives the same.)
 //
-// Both tenants are backlogged at A from the moment the later of them starts
-// (each VM's frames reach OVS in one burst; a tenant can start late because
-// OVS sends the first frame of a port through its slow path, an upcall, and
-// a new pair sends nothing until its path is selected) until the first of
+// Both tenants are backlogged at A from its first frame until the first of
 // them has sent its last frame (tenant 200 as a rule: it has half the bytes
-// and half the weight; tenant 100 when it started long before). Over that
-// interval WFQ gives tenant 100 twice tenant 200's bytes.
+// and half the weight), because edge A is stopped (SIGSTOP) until OVS has
+// handed it every frame of A's VMs. Over that interval WFQ gives tenant 100
+// twice tenant 200's bytes. (Without the stop, a VM's frames could reach A
+// in chunks up to ~170 ms apart, each of ufab-vmgen's bursts late on its
+// own although it sent them all within 0.1 ms: OVS's pmd-perf log showed
+// one PMD iteration of 171 ms for 80 frames (3 upcalls, ~0.7 ms each) on
+// the 2-vCPU CI host. A tenant then went idle at A while the other sent,
+// its pair sent a finish, and the test measured an "overlap" that was not
+// one: 0 of tenant 100's frames against 24 of tenant 200's.)
 //
 // Start: the first pacer burst (frames 500 us or more after the one before
 // them) from the later tenant's first frame on. The earlier tenant's frames
@@ -353,6 +359,16 @@ long long flow_packets(const std::string& bridge, const std::string& match) {
     if (end == std::string::npos) break;
   }
   return -1;
+}
+
+// tx pkts of OpenFlow port `ofport` of `bridge`, read live from the port
+// (ovs-ofctl dump-ports; the Interface table's statistics are refreshed only
+// every few seconds); -1 when absent.
+long long port_tx_packets(const std::string& bridge, int ofport) {
+  const std::string dump = sh("ovs-ofctl -O OpenFlow13 dump-ports unix:" + g_dir + "/ovs/run/" + bridge + ".mgmt " +
+                              std::to_string(ofport) + " 2>/dev/null");
+  const size_t p = dump.find("tx pkts=");
+  return p == std::string::npos ? -1 : std::atoll(dump.c_str() + p + 8);
 }
 
 }  // namespace
@@ -482,8 +498,24 @@ int main(int argc, char** argv) {
                   sock.c_str());
     }
   ITEST_CHECK(pmd_reloaded_after_devices(d, vm_socks, 60), "OVS did not reload its PMD after the last VM device was added");
+  // Edge A is stopped until OVS has handed it every frame of A's VMs, so
+  // that both tenants are queued at A from its first frame on (see
+  // measure_shares). OVS writes into the RX rings of A's virtio-user ports
+  // (1024 buffers each, posted at start) without A running.
+  kill(pid_a, SIGSTOP);
+  const auto go_at = std::chrono::steady_clock::now();
   write_text(d + "/go", "");
   ITEST_CHECK(wait_for_text(d + "/v.out", "forwarding", 30), "ufab-vmgen does not forward");
+  long long to_a100 = 0, to_a200 = 0;
+  for (int i = 0; i < 3000 && (to_a100 < kFrames100 || to_a200 < kFrames200); ++i) {
+    to_a100 = port_tx_packets("brA", 1), to_a200 = port_tx_packets("brA", 2);
+    if (to_a100 < kFrames100 || to_a200 < kFrames200) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid_a, SIGCONT);
+  std::printf("OVS handed edge A %lld + %lld frames (want %d + %d) in %lld ms while A was stopped\n", to_a100, to_a200,
+              kFrames100, kFrames200,
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - go_at).count()));
+  ITEST_CHECK(to_a100 == kFrames100 && to_a200 == kFrames200, "OVS did not hand edge A every frame of A's VMs");
 
   // Delivery: wait (bounded) until B's VM ports sent what A's VMs sent.
   for (int i = 0; i < 600 && rc_start == 0; ++i) {
@@ -582,11 +614,11 @@ int main(int argc, char** argv) {
       within = within && lag >= -bound && lag <= bound;
     }
     // A measurement needs an overlap: at least 8 of tenant 200's frames.
-    // Without one the run is void (run again by retry_void.sh), not failed:
-    // now and then one VM's first frames reach edge A ~62 ms after the
-    // other's (its pair's first probe that late in the capture; seen in 1
-    // of 6 runs of the test before vmA100b, 2 of 6 with it), longer than
-    // tenant 200 takes to send all 24 frames at 2 Mb/s.
+    // Without one the run is void (run again by retry_void.sh), not failed.
+    // Since edge A waits for all of its VMs' frames (above) the overlap is
+    // every frame of tenant 200; before, one VM's first frames reached A
+    // ~62 ms after the other's in 1 to 3 runs of 10 (OVS's long PMD
+    // iterations, see measure_shares).
     ITEST_CHECK(within, "WFQ 2:1 while both tenants queued at edge A: every stretch's lag within the bound (%d frames of "
                         "tenant 200 in the overlap)", overlap200);
     void_run = overlap200 < 8;
