@@ -265,6 +265,15 @@ void fill_workers(Edge& e, rte_tel_data* d) {
     std::snprintf(key, sizeof(key), "rx_port%zu", p);
     std::snprintf(val, sizeof(val), "%s queues=%u", to_string(e.layout.rx_mode[p]), e.layout.rx_queues[p]);
     rte_tel_data_add_dict_string(d, key, val);
+    // Where the port spreads by RSS: whether its redirection table sends each
+    // VM to its owner (rss_reta.hpp), "rx_reta<P>": "programmed: ..." or
+    // "not programmed: <why>", cut to the 127 characters a telemetry string holds.
+    if (p < e.layout.rx_reta.size() && !e.layout.rx_reta[p].empty()) {
+      char reta[RTE_TEL_MAX_STRING_LEN];
+      std::snprintf(key, sizeof(key), "rx_reta%zu", p);
+      std::snprintf(reta, sizeof(reta), "%s", e.layout.rx_reta[p].c_str());
+      rte_tel_data_add_dict_string(d, key, reta);
+    }
   }
   for (size_t w = 0; w < e.shards.size(); ++w) {
     rte_tel_data* c = rte_tel_data_alloc();

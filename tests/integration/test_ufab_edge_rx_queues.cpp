@@ -211,6 +211,9 @@ void pcap_queues(const char* edge, const std::string& dir) {
   ITEST_CHECK(workers.find("\"rx_port0\":\"spread queues=2\"") != std::string::npos &&
                   workers.find("\"rx_port1\":\"spread queues=2\"") != std::string::npos,
               "/ufab/workers shows the RX mode of each port");
+  ITEST_CHECK(workers.find("\"rx_reta0\":\"not programmed: the port has no RSS") != std::string::npos &&
+                  workers.find("\"rx_reta1\"") == std::string::npos,
+              "/ufab/workers shows the VM port's redirection table (not programmed, why), none for the fabric port");
   auto f = parse_line(out, "ufab-edge final ");
   ITEST_CHECK(f["rx"] == offered && f["conserved"] == 1 && f["dropped"] == 0 && f["encap"] == 26 &&
                   f["decap"] == 3 && f["reflected"] == 2,
@@ -332,6 +335,8 @@ void tap_queues(const char* edge, const std::string& dir) {
   // redirection table is left as it is, and the output says why.
   ITEST_CHECK(out.find("ufab-edge rx port=0 mode=spread queues=2 reta=\"not programmed: the PMD does not hash by "
                        "source address alone") != std::string::npos &&
+                  workers.find("\"rx_reta0\":\"not programmed: the PMD does not hash by source address alone") !=
+                      std::string::npos &&
                   off["validated"] == 2 &&
                   off["refused"] >= 1 && off["installed"] == 0,
               "net_tap: rules refused (validated=%llu refused=%llu), the port spread over two queues",
