@@ -464,4 +464,10 @@ EdgeConfig load_config(const std::string& path) {
   return parse_config(ss.str(), path);
 }
 
+std::string ip4_text(uint32_t ip) {
+  char b[16];
+  std::snprintf(b, sizeof b, "%u.%u.%u.%u", ip >> 24, ip >> 16 & 0xff, ip >> 8 & 0xff, ip & 0xff);
+  return b;
+}
+
 }  // namespace ufab::edge

@@ -145,6 +145,9 @@ struct ConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An IPv4 address (host order, as in VmCfg::ip and HostCfg::ip) as "a.b.c.d".
+std::string ip4_text(uint32_t ip);
+
 // Loads and validates. Throws ConfigError("file:line:col: field: what").
 EdgeConfig load_config(const std::string& path);
 // The same from a string (file is only used in messages).

@@ -4,19 +4,11 @@
 #include <rte_ethdev.h>
 #include <rte_thash.h>
 
-#include <cstdio>
-
 #include "edge/dpdk/reta.hpp"
 
 namespace ufab::pipeline {
 
 namespace {
-
-std::string dotted(uint32_t ip) {
-  char b[16];
-  std::snprintf(b, sizeof b, "%u.%u.%u.%u", ip >> 24, ip >> 16 & 0xff, ip >> 8 & 0xff, ip & 0xff);
-  return b;
-}
 
 std::string text6(const edge::Ip6& a) {
   char b[INET6_ADDRSTRLEN];
@@ -62,7 +54,7 @@ RetaPlan plan_reta(const std::vector<RetaVm>& vms, const std::vector<uint8_t>& k
                            std::to_string(first.owner) + ")");
   };
   for (size_t v = 0; v < vms.size(); ++v) {
-    claim(v, src_hash4(vms[v].ip, key), dotted(vms[v].ip));
+    claim(v, src_hash4(vms[v].ip, key), edge::ip4_text(vms[v].ip));
     if (ipv6 && vms[v].ip6 != edge::Ip6{}) claim(v, src_hash6(vms[v].ip6, key), text6(vms[v].ip6));
   }
   return plan;

@@ -151,8 +151,7 @@ void fill_paths(Edge& e, rte_tel_data* d) {
     if (c == nullptr) break;
     rte_tel_data_start_dict(c);
     char buf[160];
-    std::snprintf(buf, sizeof(buf), "%u.%u.%u.%u", hc.ip >> 24, (hc.ip >> 16) & 255, (hc.ip >> 8) & 255, hc.ip & 255);
-    rte_tel_data_add_dict_string(c, "ip", buf);
+    rte_tel_data_add_dict_string(c, "ip", edge::ip4_text(hc.ip).c_str());
     rte_tel_data_add_dict_u64(c, "base_rtt_ns", hc.base_rtt_ns);
     for (size_t i = 0; i < hc.paths.size(); ++i) {
       int len = std::snprintf(buf, sizeof(buf), "udp_src=%u active_pairs=%" PRIu64 " drained=%d labels=",
@@ -267,12 +266,11 @@ void fill_workers(Edge& e, rte_tel_data* d) {
     rte_tel_data_add_dict_string(d, key, val);
     // Where the port spreads by RSS: whether its redirection table sends each
     // VM to its owner (rss_reta.hpp), "rx_reta<P>": "programmed: ..." or
-    // "not programmed: <why>", cut to the 127 characters a telemetry string holds.
+    // "not programmed: <why>", which the library cuts to the 127 characters a
+    // telemetry string holds (and says so with E2BIG: nothing to do here).
     if (p < e.layout.rx_reta.size() && !e.layout.rx_reta[p].empty()) {
-      char reta[RTE_TEL_MAX_STRING_LEN];
       std::snprintf(key, sizeof(key), "rx_reta%zu", p);
-      std::snprintf(reta, sizeof(reta), "%s", e.layout.rx_reta[p].c_str());
-      rte_tel_data_add_dict_string(d, key, reta);
+      rte_tel_data_add_dict_string(d, key, e.layout.rx_reta[p].c_str());
     }
   }
   for (size_t w = 0; w < e.shards.size(); ++w) {

@@ -507,9 +507,10 @@ int main(int argc, char** argv) {
   write_text(d + "/go", "");
   ITEST_CHECK(wait_for_text(d + "/v.out", "forwarding", 30), "ufab-vmgen does not forward");
   long long to_a100 = 0, to_a200 = 0;
-  for (int i = 0; i < 3000 && (to_a100 < kFrames100 || to_a200 < kFrames200); ++i) {
-    to_a100 = port_tx_packets("brA", 1), to_a200 = port_tx_packets("brA", 2);
-    if (to_a100 < kFrames100 || to_a200 < kFrames200) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 3000; ++i) {  // bounded: 30 s
+    to_a100 = port_tx_packets("brA", 1), to_a200 = port_tx_packets("brA", 2);  // eA100, eA200
+    if (to_a100 >= kFrames100 && to_a200 >= kFrames200) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   kill(pid_a, SIGCONT);
   std::printf("OVS handed edge A %lld + %lld frames (want %d + %d) in %lld ms while A was stopped\n", to_a100, to_a200,
