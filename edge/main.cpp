@@ -94,11 +94,14 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     // redirection table can put each VM on its owner's queue (rss_reta.hpp).
     port_cfg.rss_hf = cfg.is_fabric_port(p) ? RTE_ETH_RSS_IP : RTE_ETH_RSS_IP | RTE_ETH_RSS_L3_SRC_ONLY;
     port_cfg.xdp_udp_port = cfg.udp_port;  // host mode: what the XDP program steers to us
+    port_cfg.lsc_events = true;            // pipeline/port_link.hpp
     const dpdk::PortInfo info = dpdk::setup_port(p, pool, port_cfg);
     rss_hf[p] = info.rss_hf;
     edge.attach_port(p, info.n_txq, port_cfg.n_rxq, rx_why);
-    std::printf("ufab-edge port %u %s (%s) link %s, %s\n", p, info.name.c_str(), info.driver.c_str(),
-                info.link_up ? "up" : "down", cfg.is_fabric_port(p) ? "fabric" : "VM side");
+    const char* side = cfg.is_fabric_port(p) ? "fabric" : "VM side";
+    edge.links.watch(p, info.lsc_events, info.name + ", " + side);
+    std::printf("ufab-edge port %u %s (%s) link %s, %s, link events %s\n", p, info.name.c_str(), info.driver.c_str(),
+                info.link_up ? "up" : "down", side, info.lsc_events ? "on" : "off (the PMD raises none)");
     if (!info.note.empty()) std::fprintf(stderr, "ufab-edge: port %u: %s\n", p, info.note.c_str());
   }
   size_t pairs = 0;
@@ -150,6 +153,7 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
   }
   pipeline::print_report(edge, clock.now());
   pipeline::remove_offload(*edge.shards[0]);
+  edge.links.unwatch();
   for (uint16_t p = 0; p < n_ports; ++p) dpdk::close_port(p);
   return 0;
 }

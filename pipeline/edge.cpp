@@ -20,7 +20,7 @@ rte_ring* make_ring(const std::string& name, unsigned flags) {
 }  // namespace
 
 Edge::Edge(const edge::EdgeConfig& c, std::string text, rte_mempool* pool, uint16_t n_ports, Layout l)
-    : cfg(c), cfg_text(std::move(text)), layout(std::move(l)), control(*this) {
+    : cfg(c), cfg_text(std::move(text)), layout(std::move(l)), links(n_ports), control(*this) {
   for (size_t w = 0; w < layout.workers(); ++w)
     shards.push_back(std::make_unique<EdgeState>(cfg, pool, n_ports, layout, static_cast<uint16_t>(w)));
   if (!layout.mixed) {
@@ -51,7 +51,8 @@ void Edge::attach_port(uint16_t port, uint16_t n_txq, uint16_t n_rxq, const std:
   layout.rx_queues[port] = n_rxq;
   layout.rx_mode[port] = n_rxq > 1 ? RxMode::spread : RxMode::dispatch;
   layout.rx_why[port] = n_rxq > 1 ? "" : why;
-  for (auto& s : shards) s->tx[port] = TxBuffer(port, static_cast<uint16_t>(s->worker < n_txq ? s->worker : 0), &s->stats);
+  for (auto& s : shards)
+    s->tx[port] = TxBuffer(port, static_cast<uint16_t>(s->worker < n_txq ? s->worker : 0), &s->stats, &links[port]);
   if (n_txq >= shards.size()) return;
   rte_ring* r = make_ring("ufab_tx" + std::to_string(port), RING_F_SC_DEQ);
   tx_rings_.push_back(r);

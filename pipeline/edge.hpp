@@ -18,6 +18,7 @@
 #include "pipeline/control.hpp"
 #include "pipeline/edge_state.hpp"
 #include "pipeline/layout.hpp"
+#include "pipeline/port_link.hpp"
 
 namespace ufab::pipeline {
 
@@ -57,6 +58,9 @@ class Edge {
   const edge::EdgeConfig& cfg;
   std::string cfg_text;
   Layout layout;
+  // Each port's link (port_link.hpp); main() watches each port once it has
+  // started. Before the shards: their TX buffers point into it.
+  PortLinks links;
   std::vector<std::unique_ptr<EdgeState>> shards;
   Control control;
   std::atomic<Phase> phase{Phase::running};

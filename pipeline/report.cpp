@@ -19,13 +19,19 @@ void print_report(Edge& e, Nanos now) {
   print_stats(stdout, "final", now, t.stats, t.queued);
   print_port_stats(stdout, t.stats);
   print_offload(stdout, e.shards[0]->offload, t.stats.marked);
-  // What the PMDs counted before a frame reached the edge (no mbuf, ring full).
+  // What the PMDs counted before a frame reached the edge (no mbuf, ring
+  // full), and each port's link now with the changes its events reported
+  // (port_link.hpp).
   for (uint16_t p = 0; p < t.stats.ports.size(); ++p) {
     rte_eth_stats es{};
-    if (rte_eth_stats_get(p, &es) == 0)
-      std::printf("ufab-edge pmd port=%u ipackets=%" PRIu64 " imissed=%" PRIu64 " rx_nombuf=%" PRIu64 " ierrors=%" PRIu64
-                  " oerrors=%" PRIu64 "\n",
-                  p, es.ipackets, es.imissed, es.rx_nombuf, es.ierrors, es.oerrors);
+    if (rte_eth_stats_get(p, &es) != 0) continue;
+    rte_eth_link link{};
+    const bool up = rte_eth_link_get_nowait(p, &link) == 0 && link.link_status == RTE_ETH_LINK_UP;
+    const PortLink& l = e.links[p];
+    std::printf("ufab-edge pmd port=%u ipackets=%" PRIu64 " imissed=%" PRIu64 " rx_nombuf=%" PRIu64 " ierrors=%" PRIu64
+                " oerrors=%" PRIu64 " link=%s link_events=%d link_changes=%" PRIu64 "\n",
+                p, es.ipackets, es.imissed, es.rx_nombuf, es.ierrors, es.oerrors, up ? "up" : "down",
+                l.events.load(std::memory_order_relaxed) ? 1 : 0, l.changes.load(std::memory_order_relaxed));
   }
   // Pairs in configuration order, whichever worker owns them.
   std::vector<std::pair<const EdgeState*, uint32_t>> order;

@@ -17,6 +17,7 @@ std::string_view to_string(Drop d) {
     case Drop::mbuf_exhausted: return "mbuf_exhausted";
     case Drop::no_headroom: return "no_headroom";
     case Drop::tx_full: return "tx_full";
+    case Drop::link_down: return "link_down";
     case Drop::ring_full: return "ring_full";
     case Drop::unknown_vlan: return "unknown_vlan";
     case Drop::arp_unanswered: return "arp_unanswered";

@@ -29,6 +29,8 @@ enum class Drop : uint8_t {
   mbuf_exhausted,  // no mbuf for a probe
   no_headroom,     // no room in the mbuf to prepend the encapsulation
   tx_full,         // the PMD did not take the frame
+  link_down,       // the PMD did not take the frame, and the port's link was down (port_link.hpp: e.g. the VM of a
+                   // vhost-user port gone); tx_full where the PMD raises no link events
   ring_full,       // the ring to the owning worker (or to a port's TX lcore) was full
   unknown_vlan,    // an 802.1Q-tagged VM frame whose VLAN id names no tenant
   arp_unanswered,  // a VM's ARP frame the edge does not answer (vm_arp.cpp): not a request, not from the VM's

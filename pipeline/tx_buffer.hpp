@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "pipeline/port_link.hpp"
 #include "pipeline/stats.hpp"
 
 namespace ufab::pipeline {
@@ -22,7 +23,9 @@ class TxBuffer {
  public:
   static constexpr uint16_t kCap = 64;
 
-  TxBuffer(uint16_t port, uint16_t queue, EdgeStats* stats) : port_(port), queue_(queue), stats_(stats) {}
+  // link: the port's link state (nullptr: none known, refusals are tx_full).
+  TxBuffer(uint16_t port, uint16_t queue, EdgeStats* stats, const PortLink* link = nullptr)
+      : port_(port), queue_(queue), stats_(stats), link_(link) {}
   // Frames go to `ring` (the TX lcore's) instead of a TX queue.
   void use_ring(rte_ring* ring) { ring_ = ring; }
 
@@ -49,7 +52,9 @@ class TxBuffer {
     for (uint16_t i = sent; i < n_; ++i) bytes -= rte_pktmbuf_pkt_len(pkts_[i]);
     ps.tx += sent;
     ps.tx_bytes += bytes;
-    drop_from(sent, ps, Drop::tx_full);
+    if (sent != n_) drop_from(sent, ps, link_ != nullptr && link_->known_down() ? Drop::link_down : Drop::tx_full);
+    n_ = 0;
+    bytes_ = 0;
   }
   uint16_t pending() const { return n_; }
 
@@ -65,6 +70,7 @@ class TxBuffer {
 
   uint16_t port_, queue_;
   EdgeStats* stats_;
+  const PortLink* link_;
   rte_ring* ring_ = nullptr;
   uint16_t n_ = 0;
   uint64_t bytes_ = 0;  // of pkts_[0, n_)

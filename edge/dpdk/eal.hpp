@@ -9,7 +9,8 @@
 namespace ufab::dpdk {
 
 // Owns the EAL: rte_eal_init in the constructor, rte_eal_cleanup in the
-// destructor. The arguments are checked against the machine first
+// destructor, once the interrupt thread has finished what it was doing (a
+// memif peer's disconnect). The arguments are checked against the machine first
 // (preflight.hpp: hugepages, vhost sockets, AF_XDP with its af_packet
 // fallback); its notes go to stderr. Throws EnvironmentError for what the
 // preflight finds missing, std::runtime_error naming rte_errno's text when

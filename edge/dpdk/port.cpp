@@ -55,6 +55,9 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
     conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
     conf.rx_adv_conf.rss_conf.rss_hf = info.rss_hf = cfg.rss_hf & dev.flow_type_rss_offloads;
   }
+  if (cfg.lsc_events && dev.dev_flags != nullptr && (*dev.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0)
+    conf.intr_conf.lsc = 1;
+  info.lsc_events = conf.intr_conf.lsc == 1;
   info.n_txq = cfg.n_txq;
   if (int rc = rte_eth_dev_configure(port_id, cfg.n_rxq, cfg.n_txq, &conf); rc != 0) {
     // Some PMDs (net_tap) want as many RX as TX queues: fall back to one TX

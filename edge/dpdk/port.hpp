@@ -25,6 +25,11 @@ struct PortConfig {
   // (edge/xdp/ufab_steer.bpf.o, given with xdp_prog=) sends to the socket;
   // 0 leaves the program's default (7341).
   uint16_t xdp_udp_port = 0;
+  // Ask the PMD for link status change events (RTE_ETH_EVENT_INTR_LSC, the
+  // ethdev configuration's intr_conf.lsc) where it raises them (its
+  // dev_flags has RTE_ETH_DEV_INTR_LSC: net_vhost, net_memif, virtio-user,
+  // most NICs), as testpmd does. The caller registers the callback.
+  bool lsc_events = false;
 };
 
 struct PortInfo {
@@ -37,6 +42,7 @@ struct PortInfo {
   uint16_t rx_desc = 0, tx_desc = 0;
   uint64_t rss_hf = 0;  // RSS fields in use (0: none)
   uint16_t n_txq = 0;  // TX queues configured: cfg.n_txq, or 1 where the PMD refused more TX than RX queues
+  bool lsc_events = false;  // link status change events on (cfg.lsc_events and the PMD raises them)
   std::string note;  // what the operator should know about this port (e.g. no XDP steering)
 };
 

@@ -5,6 +5,9 @@
 // bytes push() counted less the refused frames'), each refused frame is a
 // tx_full drop and is freed (the mempool gets every mbuf back), a full
 // buffer flushes by itself, and no byte of one burst is counted in the next.
+// With the port's link known down (its link events said so: port_link.hpp)
+// the refused frames are link_down drops instead; a link that is up, or one
+// whose PMD raises no events, leaves them tx_full.
 #include <gtest/gtest.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
@@ -83,6 +86,7 @@ class TxBufferTest : public ::testing::Test {
   }
   const PortStats& ps() const { return stats.ports[port().id]; }
   uint64_t tx_full() const { return ps().drops[static_cast<size_t>(Drop::tx_full)]; }
+  uint64_t link_down() const { return ps().drops[static_cast<size_t>(Drop::link_down)]; }
   EdgeStats stats;
 };
 
@@ -134,6 +138,46 @@ TEST_F(TxBufferTest, NothingRefusedCountsEveryByte) {
   EXPECT_EQ(ps().tx_bytes, 64u + 1500 + 808 + 128);
   EXPECT_EQ(tx_full(), 0u);
   EXPECT_EQ(drain(), (std::vector<uint32_t>{64, 1500, 808, 128}));
+}
+
+TEST_F(TxBufferTest, RefusedWhileTheLinkIsKnownDownCountsAsLinkDown) {
+  PortLink link;
+  TxBuffer tx(port().id, 0, &stats, &link);
+  const unsigned in_use = rte_mempool_in_use_count(port().pool);
+  const auto burst_of_10 = [&] {
+    for (uint16_t i = 0; i < 10; ++i) tx.push(frame(64));
+    tx.flush();  // the ring takes 7
+    EXPECT_EQ(drain().size(), 7u);
+  };
+  // Down, but no events: the state is not known, so tx_full.
+  link.up = false;
+  burst_of_10();
+  EXPECT_EQ(tx_full(), 3u);
+  EXPECT_EQ(link_down(), 0u);
+  // Events on and the last said down: link_down.
+  link.events = true;
+  burst_of_10();
+  EXPECT_EQ(tx_full(), 3u);
+  EXPECT_EQ(link_down(), 3u);
+  // Up again: a refusal is the PMD's ring being full.
+  link.up = true;
+  burst_of_10();
+  EXPECT_EQ(tx_full(), 6u);
+  EXPECT_EQ(link_down(), 3u);
+  EXPECT_EQ(ps().tx, 21u);
+  EXPECT_EQ(rte_mempool_in_use_count(port().pool), in_use);  // every refused frame freed
+}
+
+TEST_F(TxBufferTest, NothingRefusedIsNoDropEvenWithTheLinkDown) {
+  PortLink link;
+  link.events = true;  // down (the default), as a PMD may still take frames while its peer goes
+  TxBuffer tx(port().id, 0, &stats, &link);
+  for (uint16_t len : {64, 128}) tx.push(frame(len));
+  tx.flush();
+  EXPECT_EQ(ps().tx, 2u);
+  EXPECT_EQ(link_down(), 0u);
+  EXPECT_EQ(tx_full(), 0u);
+  EXPECT_EQ(drain(), (std::vector<uint32_t>{64, 128}));
 }
 
 }  // namespace

@@ -1,0 +1,60 @@
+#include "pipeline/port_link.hpp"
+
+#include <rte_pause.h>
+
+#include <cerrno>
+
+#include "pipeline/log.hpp"
+
+namespace ufab::pipeline {
+
+PortLinks::PortLinks(uint16_t n_ports)
+    : n_(n_ports), links_(std::make_unique<PortLink[]>(n_ports)), what_(n_ports), registered_(n_ports, false) {}
+
+void PortLinks::watch(uint16_t port, bool events, std::string what) {
+  what_[port] = std::move(what);
+  rte_eth_link link{};
+  const bool up = rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == RTE_ETH_LINK_UP;
+  links_[port].up.store(up, std::memory_order_release);
+  if (!events) return;
+  if (const int rc = rte_eth_dev_callback_register(port, RTE_ETH_EVENT_INTR_LSC, &PortLinks::on_event, this); rc != 0) {
+    UFAB_LOG(WARNING, "port %u (%s): no link events (callback: %d); its link is read at start-up only", port,
+             what_[port].c_str(), rc);
+    return;
+  }
+  registered_[port] = true;
+  links_[port].events.store(true, std::memory_order_release);
+  update(port);  // a change between the first read and the registration, which raised no event for us
+}
+
+void PortLinks::unwatch() {
+  for (uint16_t p = 0; p < n_; ++p) {
+    if (!registered_[p]) continue;
+    // -EAGAIN: the callback is running on the interrupt thread right now.
+    while (rte_eth_dev_callback_unregister(p, RTE_ETH_EVENT_INTR_LSC, &PortLinks::on_event, this) == -EAGAIN) rte_pause();
+    registered_[p] = false;
+    links_[p].events.store(false, std::memory_order_relaxed);
+  }
+}
+
+int PortLinks::on_event(uint16_t port, rte_eth_event_type type, void* self, void*) {
+  auto* links = static_cast<PortLinks*>(self);
+  if (type == RTE_ETH_EVENT_INTR_LSC && port < links->n_) links->update(port);
+  return 0;
+}
+
+void PortLinks::update(uint16_t port) {
+  rte_eth_link link{};
+  if (rte_eth_link_get_nowait(port, &link) != 0) return;
+  const bool up = link.link_status == RTE_ETH_LINK_UP;
+  PortLink& l = links_[port];
+  if (l.up.exchange(up, std::memory_order_acq_rel) == up) return;  // an event that changed nothing
+  l.changes.fetch_add(1, std::memory_order_relaxed);
+  if (up)
+    UFAB_LOG(NOTICE, "port %u (%s): link up", port, what_[port].c_str());
+  else
+    UFAB_LOG(NOTICE, "port %u (%s): link down; frames the PMD refuses count as link_down until it is up", port,
+             what_[port].c_str());
+}
+
+}  // namespace ufab::pipeline
