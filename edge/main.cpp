@@ -101,7 +101,7 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
     const char* side = cfg.is_fabric_port(p) ? "fabric" : "VM side";
     edge.links.watch(p, info.lsc_events, info.name + ", " + side);
     std::printf("ufab-edge port %u %s (%s) link %s, %s, link events %s\n", p, info.name.c_str(), info.driver.c_str(),
-                info.link_up ? "up" : "down", side, info.lsc_events ? "on" : "off (the PMD raises none)");
+                info.link_up ? "up" : "down", side, info.lsc_events ? "on" : "off (the PMD raises none): polled every 10 ms");
     if (!info.note.empty()) std::fprintf(stderr, "ufab-edge: port %u: %s\n", p, info.note.c_str());
   }
   size_t pairs = 0;

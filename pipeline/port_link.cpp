@@ -13,18 +13,26 @@ PortLinks::PortLinks(uint16_t n_ports)
 
 void PortLinks::watch(uint16_t port, bool events, std::string what) {
   what_[port] = std::move(what);
+  PortLink& l = links_[port];
   rte_eth_link link{};
-  const bool up = rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == RTE_ETH_LINK_UP;
-  links_[port].up.store(up, std::memory_order_release);
-  if (!events) return;
+  l.up.store(rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == RTE_ETH_LINK_UP,
+             std::memory_order_release);
+  l.tracked.store(true, std::memory_order_release);
+  if (!events) return;  // polled
   if (const int rc = rte_eth_dev_callback_register(port, RTE_ETH_EVENT_INTR_LSC, &PortLinks::on_event, this); rc != 0) {
-    UFAB_LOG(WARNING, "port %u (%s): no link events (callback: %d); its link is read at start-up only", port,
-             what_[port].c_str(), rc);
+    UFAB_LOG(WARNING, "port %u (%s): no link events (callback: %d); its link is polled", port, what_[port].c_str(), rc);
     return;
   }
   registered_[port] = true;
-  links_[port].events.store(true, std::memory_order_release);
+  l.events.store(true, std::memory_order_release);
   update(port);  // a change between the first read and the registration, which raised no event for us
+}
+
+void PortLinks::poll(Nanos now) {
+  if (now < next_poll_) return;
+  next_poll_ = now + kPollInterval;
+  for (uint16_t p = 0; p < n_; ++p)
+    if (links_[p].tracked.load(std::memory_order_relaxed) && !links_[p].events.load(std::memory_order_relaxed)) update(p);
 }
 
 void PortLinks::unwatch() {
@@ -33,7 +41,7 @@ void PortLinks::unwatch() {
     // -EAGAIN: the callback is running on the interrupt thread right now.
     while (rte_eth_dev_callback_unregister(p, RTE_ETH_EVENT_INTR_LSC, &PortLinks::on_event, this) == -EAGAIN) rte_pause();
     registered_[p] = false;
-    links_[p].events.store(false, std::memory_order_relaxed);
+    links_[p].events.store(false, std::memory_order_relaxed);  // polled from here on, if at all
   }
 }
 

@@ -4,10 +4,11 @@
 // a memif peer leaving, a cable. Each change is logged and counted; a frame
 // the PMD refuses while the port's link is down is dropped as link_down
 // rather than tx_full, so an operator tells a VM that is gone from one that
-// is slow. A port whose PMD raises no such events keeps its start-up state
-// here (known_down() is then never true; telemetry reads the link itself).
-// The events arrive on DPDK's interrupt thread; the workers only read the
-// flags, with relaxed loads, and only for a burst the PMD refused.
+// is slow. A port whose PMD raises no such events (net_memif, net_pcap) has
+// its link read by the control lcore every kPollInterval instead (poll()),
+// as ufab-core's --watch-links does. The events arrive on DPDK's interrupt
+// thread; the workers only read the flags, with relaxed loads, and only for
+// a burst the PMD refused.
 #pragma once
 
 #include <rte_ethdev.h>
@@ -18,15 +19,18 @@
 #include <string>
 #include <vector>
 
+#include "control/clock.hpp"
+
 namespace ufab::pipeline {
 
 struct PortLink {
-  std::atomic<bool> events{false};   // the PMD raises link status change events, and they are watched
-  std::atomic<bool> up{false};       // as of the last event (or of watch())
-  std::atomic<uint64_t> changes{0};  // up <-> down transitions the events reported since start-up
+  std::atomic<bool> tracked{false};  // `up` follows the link (PortLinks::watch): by events, or polled
+  std::atomic<bool> events{false};   // by the PMD's link status change events (else polled)
+  std::atomic<bool> up{false};       // as of the last event or poll
+  std::atomic<uint64_t> changes{0};  // up <-> down transitions seen since start-up
 
   bool known_down() const {
-    return events.load(std::memory_order_relaxed) && !up.load(std::memory_order_relaxed);
+    return tracked.load(std::memory_order_relaxed) && !up.load(std::memory_order_relaxed);
   }
 };
 
@@ -37,10 +41,16 @@ class PortLinks {
   PortLinks(const PortLinks&) = delete;
   PortLinks& operator=(const PortLinks&) = delete;
 
-  // After the port started: records its link now and, with `events` (the
-  // PMD raises them: dpdk::PortInfo::lsc_events), follows its changes.
-  // `what` names the port in the log lines (e.g. "net_vhost0, VM side").
+  static constexpr Nanos kPollInterval = 10 * kMs;
+
+  // After the port started: records its link now and follows its changes,
+  // by the PMD's events with `events` (it raises them:
+  // dpdk::PortInfo::lsc_events), else by poll(). `what` names the port in
+  // the log lines (e.g. "net_vhost0, VM side").
   void watch(uint16_t port, bool events, std::string what);
+  // The control lcore, every iteration: reads the links of the ports
+  // without events once per kPollInterval.
+  void poll(Nanos now);
   // Stops following the events (before the ports close). Idempotent.
   void unwatch();
 
@@ -57,6 +67,7 @@ class PortLinks {
   std::unique_ptr<PortLink[]> links_;
   std::vector<std::string> what_;
   std::vector<bool> registered_;
+  Nanos next_poll_ = 0;
 };
 
 }  // namespace ufab::pipeline

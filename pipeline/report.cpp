@@ -29,9 +29,9 @@ void print_report(Edge& e, Nanos now) {
     const bool up = rte_eth_link_get_nowait(p, &link) == 0 && link.link_status == RTE_ETH_LINK_UP;
     const PortLink& l = e.links[p];
     std::printf("ufab-edge pmd port=%u ipackets=%" PRIu64 " imissed=%" PRIu64 " rx_nombuf=%" PRIu64 " ierrors=%" PRIu64
-                " oerrors=%" PRIu64 " link=%s link_events=%d link_changes=%" PRIu64 "\n",
+                " oerrors=%" PRIu64 " link=%s link_watch=%s link_changes=%" PRIu64 "\n",
                 p, es.ipackets, es.imissed, es.rx_nombuf, es.ierrors, es.oerrors, up ? "up" : "down",
-                l.events.load(std::memory_order_relaxed) ? 1 : 0, l.changes.load(std::memory_order_relaxed));
+                l.events.load(std::memory_order_relaxed) ? "events" : "polled", l.changes.load(std::memory_order_relaxed));
   }
   // Pairs in configuration order, whichever worker owns them.
   std::vector<std::pair<const EdgeState*, uint32_t>> order;

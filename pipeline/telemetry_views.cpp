@@ -97,14 +97,15 @@ void fill_stats(Edge& e, rte_tel_data* d) {
     const PortStats& ps = st.ports[p];
     rte_tel_data_add_dict_u64(c, "rx", ps.rx);
     rte_tel_data_add_dict_u64(c, "tx", ps.tx);
-    // The link now (read here, on the telemetry thread) and the changes the
-    // PMD's link events reported (port_link.hpp; link_events 0: it raises none).
+    // The link now (read here, on the telemetry thread), how the edge
+    // follows it (the PMD's events, or polled) and the changes it saw
+    // (port_link.hpp).
     rte_eth_link link{};
     const bool up = rte_eth_link_get_nowait(static_cast<uint16_t>(p), &link) == 0 && link.link_status == RTE_ETH_LINK_UP;
     rte_tel_data_add_dict_u64(c, "link_up", up ? 1 : 0);
     if (p < e.links.size()) {
       const PortLink& l = e.links[static_cast<uint16_t>(p)];
-      rte_tel_data_add_dict_u64(c, "link_events", l.events.load(std::memory_order_relaxed) ? 1 : 0);
+      rte_tel_data_add_dict_string(c, "link_watch", l.events.load(std::memory_order_relaxed) ? "events" : "polled");
       rte_tel_data_add_dict_u64(c, "link_changes", l.changes.load(std::memory_order_relaxed));
     }
     for (size_t r = 0; r < kDrops; ++r)

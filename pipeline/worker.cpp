@@ -188,6 +188,7 @@ bool control_step(Edge& e, Telemetry& tel, const LoopConfig& cfg, ControlState& 
     cs.next_round = std::max(cs.next_round + e.cfg.token_period_ns, now);
   }
   tel.serve(now);
+  e.links.poll(now);  // the links of ports whose PMD raises no link events (port_link.hpp)
   if (cfg.reload != nullptr && *cfg.reload != 0) {
     *cfg.reload = 0;
     const Control::ReloadResult r = e.control.reload();

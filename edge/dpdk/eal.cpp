@@ -1,8 +1,14 @@
+// rte_intr_instance_alloc and its accessors are experimental in 22.11 (the
+// handle became opaque in 21.11; these are the only way to make one).
+#define ALLOW_EXPERIMENTAL_API 1
+
 #include "edge/dpdk/eal.hpp"
 
-#include <rte_alarm.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_interrupts.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -18,21 +24,46 @@ namespace ufab::dpdk {
 
 namespace {
 
-void set_flag(void* flag) { static_cast<std::atomic<bool>*>(flag)->store(true, std::memory_order_release); }
+struct Marker {
+  int fd;
+  std::atomic<bool> ran{false};
+};
 
-// Returns once DPDK's interrupt thread has run an alarm set now, so that a
-// callback it was running at that moment has returned. Closing a memif port
+void on_marker(void* arg) {
+  auto* m = static_cast<Marker*>(arg);
+  uint64_t n;
+  if (read(m->fd, &n, sizeof n) < 0) {  // an EXT handle is not read by the EAL; nothing to do if empty
+  }
+  m->ran.store(true, std::memory_order_release);
+}
+
+// Returns once DPDK's interrupt thread has run a callback of ours, so that
+// one it was running at that moment has returned. Closing a memif port
 // while its peer's disconnect is being handled there leaves that callback
 // running (its unregistration pending), and it frees the port's regions:
 // rte_eal_cleanup tearing the memory down beside it crashed ufab-core
 // (SIGSEGV in malloc_elem_free_list_insert under memif_disconnect) in 1 of
-// 7 runs whose memif peers stopped at the same moment. Bounded: 1 s.
+// 7 runs whose memif peers stopped at the same moment. The callback is on
+// an eventfd of ours, unregistered before we return: nothing of it stays
+// in the thread's list (an alarm would: rte_eal_cleanup frees the alarm's
+// handle and leaves its source listed). Bounded: 1 s.
 void wait_for_interrupt_thread() {
-  std::atomic<bool> ran{false};
-  if (rte_eal_alarm_set(1, &set_flag, &ran) != 0) return;
-  for (int i = 0; i < 1000 && !ran.load(std::memory_order_acquire); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  rte_eal_alarm_cancel(&set_flag, &ran);  // not run yet: it must not run once `ran` is gone
+  Marker m;
+  m.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (m.fd < 0) return;
+  rte_intr_handle* h = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+  if (h != nullptr && rte_intr_fd_set(h, m.fd) == 0 && rte_intr_type_set(h, RTE_INTR_HANDLE_EXT) == 0 &&
+      rte_intr_callback_register(h, &on_marker, &m) == 0) {
+    const uint64_t one = 1;
+    if (write(m.fd, &one, sizeof one) == sizeof one)
+      for (int i = 0; i < 1000 && !m.ran.load(std::memory_order_acquire); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // -EAGAIN: running right now.
+    while (rte_intr_callback_unregister(h, &on_marker, &m) == -EAGAIN)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (h != nullptr) rte_intr_instance_free(h);
+  close(m.fd);
 }
 
 }  // namespace

@@ -153,13 +153,14 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(w1["handed_off"]), static_cast<unsigned long long>(w0["taken_over"]));
     }
     auto f = run.final;
-    // The start-up lines name each port's role.
+    // The start-up lines name each port's role ("... link up, <role>, link events ...").
     const auto role = [&](int port) {
       const std::string head = "ufab-edge port " + std::to_string(port) + " ";
       const size_t at = run.out.find(head);
       if (at == std::string::npos) return std::string();
       const std::string line = run.out.substr(at, run.out.find('\n', at) - at);
-      return line.substr(line.rfind(", ") + 2);
+      const size_t from = line.find(", ") + 2, to = line.find(", ", from);
+      return line.substr(from, to == std::string::npos ? std::string::npos : to - from);
     };
     ITEST_CHECK(role(0) == "VM side" && role(1) == "fabric" && role(2) == "fabric", "roles: %s / %s / %s",
                 role(0).c_str(), role(1).c_str(), role(2).c_str());

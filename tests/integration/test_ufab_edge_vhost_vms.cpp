@@ -222,9 +222,9 @@ int main(int argc, char** argv) {
   ITEST_CHECK(!rb.timed_out && rb.exit_code == 0, "edge B failed (timed out %d, exit %d)", rb.timed_out, rb.exit_code);
   ITEST_CHECK(!rc.timed_out && rc.exit_code == 0, "the switch failed (timed out %d, exit %d): %s", rc.timed_out,
               rc.exit_code, read_file(dir + "/c.err").c_str());
-  ITEST_CHECK(port0(stats_gone, "link_up") == 0 && port0(stats_gone, "link_events") == 1 &&
+  ITEST_CHECK(port0(stats_gone, "link_up") == 0 && stats_gone.find("\"link_watch\":\"events\"") != std::string::npos &&
                   port0(stats_gone, "tx_full") == -1,
-              "/ufab/stats while VM b was gone: link down, link events on, no tx_full");
+              "/ufab/stats while VM b was gone: link down, followed by events, no tx_full");
 
   auto fa = parse_line(out_a, "ufab-edge final "), fb = parse_line(out_b, "ufab-edge final ");
   const size_t sent = kPhase1 + kPhase2 + kPhase3;
@@ -237,11 +237,23 @@ int main(int argc, char** argv) {
   auto pb0 = parse_line(out_b, "ufab-edge port=0 "), pa0 = parse_line(out_a, "ufab-edge port=0 ");
   ITEST_CHECK(pb0["tx"] == kPhase1 + kPhase3 && pb0["drop.link_down"] == kPhase2, "edge B's VM port: tx and link_down");
   ITEST_CHECK(pa0["rx"] == sent, "edge A's VM port: every frame of the three VM runs received");
-  auto la = parse_line(out_a, "ufab-edge pmd port=0 "), lb = parse_line(out_b, "ufab-edge pmd port=0 ");
-  ITEST_CHECK(lb["link_events"] == 1 && lb["link_changes"] == 4, "edge B: 4 link changes in the report (%llu)",
-              static_cast<unsigned long long>(lb["link_changes"]));
-  ITEST_CHECK(la["link_events"] == 1 && la["link_changes"] == 6, "edge A: 6 link changes in the report (%llu)",
-              static_cast<unsigned long long>(la["link_changes"]));
+  // The report's pmd lines: the VM port down at the end, followed by its
+  // events; the memif port up, polled (memif raises none), B's once down:
+  // B started before the switch, its memif server's peer.
+  const auto pmd_line = [](const std::string& out, int port) {
+    const std::string head = "ufab-edge pmd port=" + std::to_string(port) + " ";
+    const size_t at = out.find(head);
+    return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+  };
+  const auto ends_with = [](const std::string& line, const std::string& tail) {
+    return line.size() >= tail.size() && line.compare(line.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  ITEST_CHECK(ends_with(pmd_line(out_a, 0), " link=down link_watch=events link_changes=6") &&
+                  ends_with(pmd_line(out_a, 1), " link=up link_watch=polled link_changes=0"),
+              "edge A's report: '%s' / '%s'", pmd_line(out_a, 0).c_str(), pmd_line(out_a, 1).c_str());
+  ITEST_CHECK(ends_with(pmd_line(out_b, 0), " link=down link_watch=events link_changes=4") &&
+                  ends_with(pmd_line(out_b, 1), " link=up link_watch=polled link_changes=1"),
+              "edge B's report: '%s' / '%s'", pmd_line(out_b, 0).c_str(), pmd_line(out_b, 1).c_str());
   const auto count = [](const std::string& s, const std::string& needle) {
     size_t n = 0;
     for (size_t at = s.find(needle); at != std::string::npos; at = s.find(needle, at + 1)) ++n;

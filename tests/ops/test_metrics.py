@@ -104,10 +104,10 @@ class Exporter(unittest.TestCase):
         self.assertEqual(v("ufab_dropped_packets_total", reason="not_ipv4"), 1)
         self.assertEqual(v("ufab_dropped_packets_total", reason="not_ufab"), 1)
         self.assertEqual(v("ufab_port_rx_packets_total", port="port0"), 33)
-        # the link (net_pcap: up, no link events) is a gauge and a counter of its own, not a drop reason
+        # the link (net_pcap: up, polled) is a gauge and a counter of its own, not a drop reason
         self.assertEqual(v("ufab_port_link_up", port="port0"), 1)
         self.assertEqual(v("ufab_port_link_changes_total", port="port0"), 0)
-        for key in ("link_up", "link_events", "link_changes"):
+        for key in ("link_up", "link_watch", "link_changes"):
             self.assertIsNone(v("ufab_port_dropped_packets_total", port="port0", reason=key))
         self.assertEqual(v("ufab_pairs"), sample.N_PAIRS)
         self.assertEqual(v("ufab_tenant_guarantee_bps", vni=100), 2e9)

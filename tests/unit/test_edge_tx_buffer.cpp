@@ -5,9 +5,9 @@
 // bytes push() counted less the refused frames'), each refused frame is a
 // tx_full drop and is freed (the mempool gets every mbuf back), a full
 // buffer flushes by itself, and no byte of one burst is counted in the next.
-// With the port's link known down (its link events said so: port_link.hpp)
-// the refused frames are link_down drops instead; a link that is up, or one
-// whose PMD raises no events, leaves them tx_full.
+// With the port's link known down (its link events or a poll said so:
+// port_link.hpp) the refused frames are link_down drops instead; a link
+// that is up, or one not followed, leaves them tx_full.
 #include <gtest/gtest.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
@@ -149,13 +149,13 @@ TEST_F(TxBufferTest, RefusedWhileTheLinkIsKnownDownCountsAsLinkDown) {
     tx.flush();  // the ring takes 7
     EXPECT_EQ(drain().size(), 7u);
   };
-  // Down, but no events: the state is not known, so tx_full.
+  // Down, but not followed (before PortLinks::watch): not known, so tx_full.
   link.up = false;
   burst_of_10();
   EXPECT_EQ(tx_full(), 3u);
   EXPECT_EQ(link_down(), 0u);
-  // Events on and the last said down: link_down.
-  link.events = true;
+  // Followed, and the last event or poll said down: link_down.
+  link.tracked = true;
   burst_of_10();
   EXPECT_EQ(tx_full(), 3u);
   EXPECT_EQ(link_down(), 3u);
@@ -170,7 +170,7 @@ TEST_F(TxBufferTest, RefusedWhileTheLinkIsKnownDownCountsAsLinkDown) {
 
 TEST_F(TxBufferTest, NothingRefusedIsNoDropEvenWithTheLinkDown) {
   PortLink link;
-  link.events = true;  // down (the default), as a PMD may still take frames while its peer goes
+  link.tracked = true;  // down (the default), as a PMD may still take frames while its peer goes
   TxBuffer tx(port().id, 0, &stats, &link);
   for (uint16_t len : {64, 128}) tx.push(frame(len));
   tx.flush();
