@@ -27,8 +27,8 @@ struct PortConfig {
   uint16_t xdp_udp_port = 0;
   // Ask the PMD for link status change events (RTE_ETH_EVENT_INTR_LSC, the
   // ethdev configuration's intr_conf.lsc) where it raises them (its
-  // dev_flags has RTE_ETH_DEV_INTR_LSC: net_vhost, net_memif, virtio-user,
-  // most NICs), as testpmd does. The caller registers the callback.
+  // dev_flags has RTE_ETH_DEV_INTR_LSC: net_vhost, virtio-user, most NICs;
+  // not net_memif), as testpmd does. The caller registers the callback.
   bool lsc_events = false;
 };
 
