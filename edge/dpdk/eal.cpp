@@ -26,6 +26,8 @@ namespace {
 
 struct Marker {
   int fd;
+  void (*fn)(void*);
+  void* arg;
   std::atomic<bool> ran{false};
 };
 
@@ -35,39 +37,33 @@ void on_marker(void* arg) {
   // The EAL does not read an EXT handle's fd: clear the count, or the
   // thread would be woken again until the callback is unregistered.
   [[maybe_unused]] const ssize_t got = read(m->fd, &n, sizeof n);
+  if (!m->ran.load(std::memory_order_relaxed) && m->fn != nullptr) m->fn(m->arg);
   m->ran.store(true, std::memory_order_release);
 }
 
-// Returns once DPDK's interrupt thread has run a callback of ours, so that
-// one it was running at that moment has returned. Closing a memif port
-// while its peer's disconnect is being handled there leaves that callback
-// running (its unregistration pending), and it frees the port's regions:
-// rte_eal_cleanup tearing the memory down beside it crashed ufab-core
-// (SIGSEGV in malloc_elem_free_list_insert under memif_disconnect) in 1 of
-// 7 runs whose memif peers stopped at the same moment. The callback is on
-// an eventfd of ours, unregistered before we return: nothing of it stays
-// in the thread's list (an alarm would: rte_eal_cleanup frees the alarm's
-// handle and leaves its source listed). Bounded: 1 s.
-void wait_for_interrupt_thread() {
+}  // namespace
+
+bool run_on_interrupt_thread(void (*fn)(void*), void* arg) {
   Marker m;
+  m.fn = fn;
+  m.arg = arg;
   m.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (m.fd < 0) return;
+  if (m.fd < 0) return false;
   rte_intr_handle* h = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
   if (h != nullptr && rte_intr_fd_set(h, m.fd) == 0 && rte_intr_type_set(h, RTE_INTR_HANDLE_EXT) == 0 &&
       rte_intr_callback_register(h, &on_marker, &m) == 0) {
     const uint64_t one = 1;
     if (write(m.fd, &one, sizeof one) == sizeof one)
-      for (int i = 0; i < 1000 && !m.ran.load(std::memory_order_acquire); ++i)
+      for (int i = 0; i < 5000 && !m.ran.load(std::memory_order_acquire); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    // -EAGAIN: running right now.
+    // -EAGAIN: running right now. Once unregistered it cannot run later.
     while (rte_intr_callback_unregister(h, &on_marker, &m) == -EAGAIN)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   if (h != nullptr) rte_intr_instance_free(h);
   close(m.fd);
+  return m.ran.load(std::memory_order_acquire);
 }
-
-}  // namespace
 
 Eal::Eal(int argc, char** argv) {
   Preflight pf = preflight_eal_args(std::span<char* const>(argv, static_cast<size_t>(argc)));
@@ -88,7 +84,10 @@ Eal::Eal(int argc, char** argv) {
 }
 
 Eal::~Eal() {
-  wait_for_interrupt_thread();
+  // Nothing left running on the interrupt thread: rte_eal_cleanup tears the
+  // memory down beside it (a memif peer's disconnect freeing its regions
+  // there crashed ufab-core at exit; see run_on_interrupt_thread).
+  run_on_interrupt_thread(nullptr, nullptr);
   rte_eal_cleanup();
 }
 

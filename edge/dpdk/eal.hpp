@@ -32,4 +32,18 @@ class Eal {
   std::span<char*> app_;
 };
 
+// Runs fn(arg) (nullptr: nothing) on DPDK's interrupt thread, between two
+// of its callbacks, and returns once it ran: true, or false if the thread
+// did not get to it within 5 s (fn then never runs). Whatever callback the
+// thread was running when this was called has returned by then. It is what
+// serializes work with the PMDs' interrupt callbacks: in DPDK 22.11 a memif
+// port closed while its peer's disconnect was handled there ran
+// memif_disconnect twice at once, and rte_eal_cleanup beside such a
+// callback tore its memory away (SIGSEGV in malloc_elem_free_list_insert,
+// at exit, 2 of 17 runs of ufab-core whose memif peers stopped with it).
+// The callback is on an eventfd of ours, unregistered before this returns
+// (an alarm would leave a source that rte_eal_cleanup frees but keeps
+// listed: another crash, in rte_intr_fd_get).
+bool run_on_interrupt_thread(void (*fn)(void*), void* arg);
+
 }  // namespace ufab::dpdk

@@ -6,7 +6,9 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 
+#include "edge/dpdk/eal.hpp"
 #include "edge/dpdk/xdp.hpp"
 
 namespace ufab::dpdk {
@@ -100,9 +102,25 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
   return info;
 }
 
+namespace {
+
+void stop_and_close(void* port) {
+  const uint16_t p = *static_cast<const uint16_t*>(port);
+  rte_eth_dev_stop(p);
+  rte_eth_dev_close(p);
+}
+
+}  // namespace
+
 void close_port(uint16_t port_id) {
-  rte_eth_dev_stop(port_id);
-  rte_eth_dev_close(port_id);
+  // net_memif handles its peer's messages (a disconnect) on the interrupt
+  // thread and races a close made beside it (eal.hpp,
+  // run_on_interrupt_thread): closed there, the two are one after the other.
+  rte_eth_dev_info dev{};
+  if (rte_eth_dev_info_get(port_id, &dev) == 0 && dev.driver_name != nullptr &&
+      std::string_view(dev.driver_name) == "net_memif" && run_on_interrupt_thread(&stop_and_close, &port_id))
+    return;
+  stop_and_close(&port_id);
 }
 
 }  // namespace ufab::dpdk

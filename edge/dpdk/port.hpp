@@ -50,7 +50,8 @@ struct PortInfo {
 // std::runtime_error naming the port and the failed step.
 PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg);
 
-// Stops and closes a port (flushes drivers such as net_pcap's tx file).
+// Stops and closes a port (flushes drivers such as net_pcap's tx file); a
+// memif port on DPDK's interrupt thread (eal.hpp, run_on_interrupt_thread).
 void close_port(uint16_t port_id);
 
 }  // namespace ufab::dpdk
