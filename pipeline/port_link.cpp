@@ -4,6 +4,7 @@
 
 #include <cerrno>
 
+#include "edge/dpdk/port.hpp"
 #include "pipeline/log.hpp"
 
 namespace ufab::pipeline {
@@ -14,9 +15,7 @@ PortLinks::PortLinks(uint16_t n_ports)
 void PortLinks::watch(uint16_t port, bool events, std::string what) {
   what_[port] = std::move(what);
   PortLink& l = links_[port];
-  rte_eth_link link{};
-  l.up.store(rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == RTE_ETH_LINK_UP,
-             std::memory_order_release);
+  l.up.store(dpdk::link_up_now(port).value_or(false), std::memory_order_release);
   l.tracked.store(true, std::memory_order_release);
   if (!events) return;  // polled
   if (const int rc = rte_eth_dev_callback_register(port, RTE_ETH_EVENT_INTR_LSC, &PortLinks::on_event, this); rc != 0) {
@@ -52,9 +51,9 @@ int PortLinks::on_event(uint16_t port, rte_eth_event_type type, void* self, void
 }
 
 void PortLinks::update(uint16_t port) {
-  rte_eth_link link{};
-  if (rte_eth_link_get_nowait(port, &link) != 0) return;
-  const bool up = link.link_status == RTE_ETH_LINK_UP;
+  const std::optional<bool> now = dpdk::link_up_now(port);
+  if (!now) return;
+  const bool up = *now;
   PortLink& l = links_[port];
   if (l.up.exchange(up, std::memory_order_acq_rel) == up) return;  // an event that changed nothing
   l.changes.fetch_add(1, std::memory_order_relaxed);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "edge/dpdk/port.hpp"
 #include "pipeline/dispatch.hpp"
 #include "pipeline/worker.hpp"
 
@@ -25,8 +26,7 @@ void print_report(Edge& e, Nanos now) {
   for (uint16_t p = 0; p < t.stats.ports.size(); ++p) {
     rte_eth_stats es{};
     if (rte_eth_stats_get(p, &es) != 0) continue;
-    rte_eth_link link{};
-    const bool up = rte_eth_link_get_nowait(p, &link) == 0 && link.link_status == RTE_ETH_LINK_UP;
+    const bool up = dpdk::link_up_now(p).value_or(false);
     const PortLink& l = e.links[p];
     std::printf("ufab-edge pmd port=%u ipackets=%" PRIu64 " imissed=%" PRIu64 " rx_nombuf=%" PRIu64 " ierrors=%" PRIu64
                 " oerrors=%" PRIu64 " link=%s link_watch=%s link_changes=%" PRIu64 "\n",

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "edge/dpdk/port.hpp"
 #include "pipeline/telemetry_fill.hpp"
 
 namespace ufab::pipeline::tel {
@@ -100,9 +101,7 @@ void fill_stats(Edge& e, rte_tel_data* d) {
     // The link now (read here, on the telemetry thread), how the edge
     // follows it (the PMD's events, or polled) and the changes it saw
     // (port_link.hpp).
-    rte_eth_link link{};
-    const bool up = rte_eth_link_get_nowait(static_cast<uint16_t>(p), &link) == 0 && link.link_status == RTE_ETH_LINK_UP;
-    rte_tel_data_add_dict_u64(c, "link_up", up ? 1 : 0);
+    rte_tel_data_add_dict_u64(c, "link_up", dpdk::link_up_now(static_cast<uint16_t>(p)).value_or(false) ? 1 : 0);
     if (p < e.links.size()) {
       const PortLink& l = e.links[static_cast<uint16_t>(p)];
       rte_tel_data_add_dict_string(c, "link_watch", l.events.load(std::memory_order_relaxed) ? "events" : "polled");

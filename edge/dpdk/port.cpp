@@ -102,6 +102,12 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
   return info;
 }
 
+std::optional<bool> link_up_now(uint16_t port_id) {
+  rte_eth_link link{};
+  if (rte_eth_link_get_nowait(port_id, &link) != 0) return std::nullopt;
+  return link.link_status == RTE_ETH_LINK_UP;
+}
+
 namespace {
 
 void stop_and_close(void* port) {

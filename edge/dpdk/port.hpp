@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 struct rte_mempool;
@@ -49,6 +50,10 @@ struct PortInfo {
 // Configures and starts port_id with every rx queue fed from pool. Throws
 // std::runtime_error naming the port and the failed step.
 PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg);
+
+// The port's link now, without waiting (rte_eth_link_get_nowait): up or
+// down, or nullopt when the PMD cannot tell.
+std::optional<bool> link_up_now(uint16_t port_id);
 
 // Stops and closes a port (flushes drivers such as net_pcap's tx file); a
 // memif port on DPDK's interrupt thread (eal.hpp, run_on_interrupt_thread).
