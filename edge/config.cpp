@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <string_view>
 #include <tuple>
+#include <utility>
 
 #include "control/vm_pair.hpp"
 #include "probe/wire.hpp"
@@ -27,6 +29,12 @@ const TenantCfg* EdgeConfig::tenant(uint32_t vni) const {
 }
 
 size_t EdgeConfig::tenant_index(uint32_t vni) const { return static_cast<size_t>(tenant(vni) - tenants.data()); }
+
+ClassMapping EdgeConfig::weight_class_of(double guarantee_bps) const {
+  const WeightClassMap classes(WeightClassMap().class_weights(), weight_unit_bps);  // 1, 2, 4, ..., 128
+  if (!(guarantee_bps > 0)) return ClassMapping{0, classes.class_weights()[0], weight_unit_bps, INFINITY};
+  return classes.map(guarantee_bps);
+}
 
 namespace {
 
@@ -98,7 +106,11 @@ double real(const Where& w, const YAML::Node& n, const std::string& field, doubl
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (s.empty() || *end != '\0' || !std::isfinite(v)) w.fail(n, field, "'" + s + "' is not a number");
-  if (v < lo || v > hi) w.fail(n, field, "'" + s + "' is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  if (v < lo || v > hi) {
+    char range[64];  // %g: "[0.001, 1000]", not std::to_string's "[0.001000, 1000.000000]"
+    std::snprintf(range, sizeof range, "[%g, %g]", lo, hi);
+    w.fail(n, field, "'" + s + "' is out of range " + range);
+  }
   return v;
 }
 
@@ -234,11 +246,13 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
                "probe_timeout_rtts", "finish_max_retries", "idle_finish_ms", "reorder_avoidance", "burst", "mbufs",
                "queue_capacity", "flows_per_pair", "max_incoming", "seed", "window_gating", "sched_bypass", "pair_pacing",
                "pair_pacing_depth_us", "ack_sweep_us", "classify_cache",
-               "probe_on_window_full", "probe_timeout_max_rtts", "token_round_max_share", "pair_poll_max_share"});
+               "probe_on_window_full", "probe_timeout_max_rtts", "token_round_max_share", "pair_poll_max_share",
+               "weight_unit_gbps"});
   EdgeParams& e = c.params;
   const auto has = [&](const char* k) { return p[k].IsDefined() && !p[k].IsNull(); };
   const auto f = [](const char* k) { return std::string("params.") + k; };
   if (has("unit_bw_gbps")) e.unit_bw_Bps = real(w, p["unit_bw_gbps"], f("unit_bw_gbps"), 1e-3, 1000) * 1e9 / 8;
+  if (has("weight_unit_gbps")) c.weight_unit_bps = real(w, p["weight_unit_gbps"], f("weight_unit_gbps"), 1e-6, 1e4) * 1e9;
   if (has("eta")) e.eta = real(w, p["eta"], f("eta"), 0.01, 1.0);
   if (has("probe_every_bytes")) e.probe_every_bytes = u64(w, p["probe_every_bytes"], f("probe_every_bytes"), 64, 1u << 30);
   if (has("token_period_us")) c.token_period_ns = u64(w, p["token_period_us"], f("token_period_us"), 1, 1'000'000) * kUs;
@@ -353,8 +367,12 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
       t.vni = static_cast<uint32_t>(u64(w, vni, f + ".vni", 0, (1u << 24) - 1));
       if (c.tenant(t.vni) != nullptr) w.fail(vni, f + ".vni", "duplicate tenant " + std::to_string(t.vni));
       t.guarantee_bps = real(w, w.need(n, "guarantee_gbps", f), f + ".guarantee_gbps", 0, 1e4) * 1e9;
-      if (n["weight_class"])
-        t.weight_class = static_cast<uint32_t>(u64(w, n["weight_class"], f + ".weight_class", 0, kWeightClasses - 1));
+      if (const YAML::Node wc = n["weight_class"]; wc && !wc.IsNull() && !(wc.IsScalar() && wc.Scalar() == "auto")) {
+        if (wc.IsScalar() && (wc.Scalar().empty() || wc.Scalar().find_first_not_of("0123456789") != std::string::npos))
+          w.fail(wc, f + ".weight_class", "'" + wc.Scalar() + "' is not a class 0.." + std::to_string(kWeightClasses - 1) + " or auto");
+        t.weight_class = static_cast<uint32_t>(u64(w, wc, f + ".weight_class", 0, kWeightClasses - 1));
+        t.weight_from_guarantee = false;
+      }
       if (n["vlan"]) {  // 802.1Q VID; 0 and 4095 are reserved
         t.vlan = static_cast<uint16_t>(u64(w, n["vlan"], f + ".vlan", 1, 4094));
         if (c.tenant_of_vlan[t.vlan] >= 0)
@@ -377,6 +395,16 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
       c.tenants.push_back(t);
     });
     if (c.tenants.empty()) w.fail(root, "tenants", "at least one tenant is needed");
+    // Classes from guarantees (§4.1), against the unit of the file or the
+    // smallest such guarantee.
+    if (const YAML::Node p = std::as_const(root)["params"]; !p.IsMap() || !p["weight_unit_gbps"] || p["weight_unit_gbps"].IsNull()) {
+      double lo = INFINITY;
+      for (const TenantCfg& t : c.tenants)
+        if (t.weight_from_guarantee && t.guarantee_bps > 0) lo = std::min(lo, t.guarantee_bps);
+      if (std::isfinite(lo)) c.weight_unit_bps = lo;
+    }
+    for (TenantCfg& t : c.tenants)
+      if (t.weight_from_guarantee) t.weight_class = c.weight_class_of(t.guarantee_bps).cls;
 
     std::set<uint32_t> ids;
     std::set<std::tuple<uint16_t, uint32_t, uint32_t>> port_ips;  // (port, S-VLAN:VLAN, IP) names a local VM
@@ -462,6 +490,34 @@ EdgeConfig load_config(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_config(ss.str(), path);
+}
+
+std::string weight_classes_line(const EdgeConfig& c) {
+  size_t from = 0, outside = 0;
+  const TenantCfg* worst = nullptr;
+  double worst_err = 0;
+  const double range_err = WeightClassMap().worst_case_rel_error() + 1e-9;
+  for (const TenantCfg& t : c.tenants) {
+    if (!t.weight_from_guarantee) continue;
+    ++from;
+    const double err = c.weight_class_of(t.guarantee_bps).rel_error;
+    outside += !(std::abs(err) <= range_err);
+    if (worst == nullptr || !(std::abs(err) <= std::abs(worst_err))) {
+      worst = &t;
+      worst_err = err;
+    }
+  }
+  char b[320];
+  int n = std::snprintf(b, sizeof b, "weight classes: %zu tenant(s) from their guarantee (class c stands for 2^c x %.6g Gb/s)",
+                        from, c.weight_unit_bps / 1e9);
+  if (worst != nullptr)
+    n += std::snprintf(b + n, sizeof b - static_cast<size_t>(n), ", largest error %+.1f%% (tenant %u: %.6g Gb/s in class %u)",
+                       worst_err * 100, worst->vni, worst->guarantee_bps / 1e9, worst->weight_class);
+  if (outside != 0)
+    n += std::snprintf(b + n, sizeof b - static_cast<size_t>(n), ", %zu with more than the %.1f%% error of a guarantee within the classes' range",
+                       outside, (range_err - 1e-9) * 100);
+  std::snprintf(b + n, sizeof b - static_cast<size_t>(n), ", %zu given in the file", c.tenants.size() - from);
+  return b;
 }
 
 std::string ip4_text(uint32_t ip) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "control/params.hpp"
+#include "sched/weight_class.hpp"
 
 namespace ufab::edge {
 
@@ -24,7 +25,8 @@ using Ip6 = std::array<uint8_t, 16>;  // network order, as in the frames
 struct TenantCfg {
   uint32_t vni = 0;             // tenant id on the wire (24 bits)
   double guarantee_bps = 0;     // hose-model minimum bandwidth of each VM
-  uint32_t weight_class = 0;    // scheduler WFQ class 0..7 (§4.1)
+  uint32_t weight_class = 0;    // scheduler WFQ class 0..7 (§4.1): the file's, or EdgeConfig::weight_class_of(guarantee)
+  bool weight_from_guarantee = true;  // weight_class absent or "auto": the class follows the guarantee
   uint16_t vlan = 0;            // 802.1Q VLAN id naming the tenant on the VM side (1..4094); 0: untagged
   uint16_t svlan = 0;           // QinQ (tenants[].qinq: [S, C]): the 802.1ad S-VLAN id, vlan the C-VLAN id; 0: no S-tag
   double tokens(double unit_bw_Bps) const { return guarantee_bps / 8.0 / unit_bw_Bps; }
@@ -123,6 +125,16 @@ struct EdgeConfig {
   // and token ticks; with one probe outstanding per L_w bytes a window-
   // limited pair then gets acks about once per RTT, in a lump.
   uint64_t ack_sweep_ns = 0;
+  // The guarantee WFQ weight class 0 stands for (params.weight_unit_gbps;
+  // default: the smallest positive guarantee of the tenants whose class
+  // follows their guarantee). Class c stands for 2^c times it, the
+  // scheduler's class weights 1, 2, 4, ..., 128 (sched/weight_class.hpp).
+  double weight_unit_bps = 1e9;
+  // The class of a tenant whose weight_class follows its guarantee: the
+  // nearest in log space (§4.1: a VF's hose-model weight picks one of 8
+  // weighted queues; design-notes §4.7), with the relative mapping error.
+  // A guarantee of 0 gets class 0 with an infinite error.
+  ClassMapping weight_class_of(double guarantee_bps) const;
   // topology
   std::vector<TenantCfg> tenants;
   std::vector<VmCfg> vms;             // local
@@ -147,6 +159,12 @@ struct ConfigError : std::runtime_error {
 
 // An IPv4 address (host order, as in VmCfg::ip and HostCfg::ip) as "a.b.c.d".
 std::string ip4_text(uint32_t ip);
+
+// One line on the tenants' WFQ weight classes: how many follow their
+// guarantee (against which unit) with the largest mapping error and its
+// tenant, how many map with more error than a guarantee within the classes'
+// range can (41.4%: beyond 1..128 units), how many the file gives.
+std::string weight_classes_line(const EdgeConfig& c);
 
 // Loads and validates. Throws ConfigError("file:line:col: field: what").
 EdgeConfig load_config(const std::string& path);

@@ -133,6 +133,7 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::e
   pipeline::print_rx_modes(stdout, edge.layout);
   std::printf("ufab-edge %zu tenants, %zu local VMs, %zu remote VMs, %zu VM-pairs\n", cfg.tenants.size(), cfg.vms.size(),
               cfg.remote_vms.size(), pairs);
+  std::printf("ufab-edge %s\n", edge::weight_classes_line(cfg).c_str());
   std::fflush(stdout);
 
   install(SIGINT, on_stop);

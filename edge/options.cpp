@@ -151,14 +151,14 @@ Options:
                            poll it saves). At most 100000. Defaults 50 and 5.
   --help                   this text.
 
-Signals: SIGHUP re-reads --config (only tenants' guarantee_gbps may change;
-anything else is rejected and nothing is applied). Logging: rte_log type
-ufab.edge (--log-level=ufab.edge:debug).
+Signals: SIGHUP re-reads --config (only tenants' guarantee_gbps and
+weight_class may change; anything else is rejected and nothing is applied).
+Logging: rte_log type ufab.edge (--log-level=ufab.edge:debug).
 
 Telemetry (dpdk-telemetry.py, socket of the EAL's --file-prefix):
   /ufab/stats  /ufab/tenants  /ufab/paths  /ufab/pairs[,FIRST]  /ufab/pair,INDEX
-  /ufab/workers  /ufab/tenant_set,VNI,GBPS  /ufab/path_drain,HOST,PATH
-  /ufab/path_undrain,HOST,PATH  /ufab/reload
+  /ufab/workers  /ufab/tenant_set,VNI,GBPS  /ufab/tenant_class,VNI,CLASS|auto
+  /ufab/path_drain,HOST,PATH  /ufab/path_undrain,HOST,PATH  /ufab/reload
 
 Example: two VM ports on memif, the fabric on a third (add -l 0-2 for a
 control lcore and two workers):

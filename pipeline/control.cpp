@@ -13,7 +13,11 @@ namespace ufab::pipeline {
 
 void Control::init() {
   const edge::EdgeConfig& c = e_.cfg;
-  for (const edge::TenantCfg& t : c.tenants) guarantee_bps.push_back(t.guarantee_bps);
+  for (const edge::TenantCfg& t : c.tenants) {
+    guarantee_bps.push_back(t.guarantee_bps);
+    weight_class.push_back(t.weight_class);
+    weight_from_guarantee.push_back(t.weight_from_guarantee);
+  }
   for (const edge::HostCfg& h : c.hosts) drained.emplace_back(h.paths.size(), false);
   size_t most = c.max_incoming;
   for (size_t v = 0; v < c.vms.size(); ++v) {
@@ -118,7 +122,7 @@ bool Control::token_round_step(size_t max_pairs) {
   return true;
 }
 
-std::string Control::set_guarantee(uint32_t vni, double gbps) {
+std::string Control::set_guarantee(uint32_t vni, double gbps, std::string* class_change) {
   const edge::EdgeConfig& c = e_.cfg;
   if (c.tenant(vni) == nullptr) return "no tenant with vni " + std::to_string(vni);
   if (!(gbps > 0) || !std::isfinite(gbps) || gbps > 1e6) return "guarantee must be a positive number of Gb/s";
@@ -136,6 +140,37 @@ std::string Control::set_guarantee(uint32_t vni, double gbps) {
       incoming_seen_[e_.layout.vm_owner[v]] = kStale;
     }
   UFAB_LOG(NOTICE, "tenant %u: guarantee %.6g Gb/s (%.6g tokens per VM)", vni, gbps, phi);
+  // A class that follows the guarantee follows it now (§4.1).
+  if (weight_from_guarantee[t]) {
+    const std::string moved = move_class(t, c.weight_class_of(guarantee_bps[t]).cls);
+    if (class_change != nullptr) *class_change = moved;
+  }
+  return "";
+}
+
+std::string Control::move_class(size_t t, uint32_t cls) {
+  const edge::EdgeConfig& c = e_.cfg;
+  if (weight_class[t] == cls) return "";
+  const uint32_t from = weight_class[t];
+  weight_class[t] = cls;
+  const auto tenant = static_cast<uint32_t>(t);
+  e_.on_workers([&](EdgeState& s) { s.sched.set_tenant_class(tenant, cls); });
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), "tenant %u: weight_class %u -> %u", c.tenants[t].vni, from, cls);
+  UFAB_LOG(NOTICE, "%s%s", buf, weight_from_guarantee[t] ? " (from its guarantee)" : "");
+  return buf;
+}
+
+std::string Control::set_weight_class(uint32_t vni, int cls, std::string* change) {
+  const edge::EdgeConfig& c = e_.cfg;
+  if (c.tenant(vni) == nullptr) return "no tenant with vni " + std::to_string(vni);
+  if (cls != kWeightFromGuarantee && (cls < 0 || cls >= static_cast<int>(kWeightClasses)))
+    return "weight class must be 0.." + std::to_string(kWeightClasses - 1) + " or auto";
+  const size_t t = c.tenant_index(vni);
+  weight_from_guarantee[t] = cls == kWeightFromGuarantee;
+  const std::string moved =
+      move_class(t, weight_from_guarantee[t] ? c.weight_class_of(guarantee_bps[t]).cls : static_cast<uint32_t>(cls));
+  if (change != nullptr) *change = moved;
   return "";
 }
 
@@ -173,16 +208,35 @@ Control::ReloadResult Control::reload() {
   ReloadResult r;
   std::vector<TenantChange> changes;
   std::string text;
-  r.error = diff_config(e_.cfg, e_.cfg_text, guarantee_bps, text, changes);
+  std::vector<int> live_class(weight_class.size());
+  for (size_t t = 0; t < live_class.size(); ++t)
+    live_class[t] = weight_from_guarantee[t] ? TenantChange::kFromGuarantee : static_cast<int>(weight_class[t]);
+  r.error = diff_config(e_.cfg, e_.cfg_text, guarantee_bps, live_class, text, changes);
   if (!r.error.empty()) {
     UFAB_LOG(ERR, "reload rejected, nothing applied: %s", r.error.c_str());
     return r;
   }
+  const auto spec = [](int cls) { return cls == TenantChange::kFromGuarantee ? std::string("auto") : std::to_string(cls); };
   for (const TenantChange& ch : changes) {
-    set_guarantee(ch.vni, ch.new_bps / 1e9);
+    const size_t t = e_.cfg.tenant_index(ch.vni);
+    const bool new_spec = ch.old_class != ch.new_class;
+    // A class given anew is set once, below, from the new guarantee.
+    if (new_spec) weight_from_guarantee[t] = false;
     char buf[160];
-    std::snprintf(buf, sizeof(buf), "tenant %u: guarantee_gbps %.6g -> %.6g", ch.vni, ch.old_bps / 1e9, ch.new_bps / 1e9);
-    r.changes.emplace_back(buf);
+    if (ch.old_bps != ch.new_bps) {
+      std::string moved;
+      set_guarantee(ch.vni, ch.new_bps / 1e9, &moved);
+      std::snprintf(buf, sizeof(buf), "tenant %u: guarantee_gbps %.6g -> %.6g", ch.vni, ch.old_bps / 1e9, ch.new_bps / 1e9);
+      r.changes.emplace_back(buf);
+      if (!moved.empty()) r.changes.push_back(moved + " (from its guarantee)");
+    }
+    if (new_spec) {
+      const uint32_t from = weight_class[t];
+      set_weight_class(ch.vni, ch.new_class == TenantChange::kFromGuarantee ? kWeightFromGuarantee : ch.new_class);
+      std::snprintf(buf, sizeof(buf), "tenant %u: weight_class %s -> %s (class %u -> %u)", ch.vni, spec(ch.old_class).c_str(),
+                    spec(ch.new_class).c_str(), from, weight_class[t]);
+      r.changes.emplace_back(buf);
+    }
   }
   UFAB_LOG(NOTICE, "reload: %zu change(s) applied", r.changes.size());
   r.ok = true;

@@ -7,7 +7,9 @@
 //    the shares of the VM's worker (token_share.hpp); the per-VM token state
 //    (VmTokens) lives here.
 //  - runtime changes: a tenant's guarantee (tokens per VM = guarantee / B_u;
-//    nothing queued is touched), path drain/undrain (pushed to the workers as
+//    nothing queued is touched) and its WFQ weight class (given, or
+//    following the guarantee: moved in every worker's scheduler with its
+//    queued frames), path drain/undrain (pushed to the workers as
 //    commands), reload of the configuration file (reload.hpp).
 #pragma once
 
@@ -46,11 +48,20 @@ class Control {
 
   // Current guarantee of tenant index t (b/s); the configuration's until changed.
   std::vector<double> guarantee_bps;
+  // Current WFQ weight class of tenant index t, and whether it follows the
+  // guarantee (EdgeConfig::weight_class_of); the configuration's until changed.
+  std::vector<uint32_t> weight_class;
+  std::vector<bool> weight_from_guarantee;
   // drained[host][path]
   std::vector<std::vector<bool>> drained;
 
   // Each returns "" on success, else what is wrong.
-  std::string set_guarantee(uint32_t vni, double gbps);
+  // class_change (optional): the move of a class that follows the guarantee.
+  std::string set_guarantee(uint32_t vni, double gbps, std::string* class_change = nullptr);
+  // cls 0..7, or kWeightFromGuarantee: the class follows the guarantee.
+  // change (optional): "tenant V: weight_class A -> B", empty when nothing moved.
+  static constexpr int kWeightFromGuarantee = -1;
+  std::string set_weight_class(uint32_t vni, int cls, std::string* change = nullptr);
   std::string set_drained(const std::string& host, const std::string& path, bool drained, size_t* host_index);
   // Re-reads the configuration file; changes applied (or an error, nothing applied).
   struct ReloadResult {
@@ -61,6 +72,9 @@ class Control {
   ReloadResult reload();
 
  private:
+  // Tenant index t to class cls in every worker's scheduler (its active
+  // pairs and queued frames move with it); "" when it was there already.
+  std::string move_class(size_t t, uint32_t cls);
   Edge& e_;
   std::vector<VmTokens> senders_, receivers_;  // per local VM
   std::vector<uint32_t> scratch_;

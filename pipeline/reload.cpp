@@ -12,7 +12,10 @@ namespace {
 
 // A style-independent rendering of a YAML node (flow and block forms of the
 // same content compare equal).
+// A key in one text and not in the other reads as an invalid node here,
+// whose Type() throws: it renders as absent.
 std::string canon(const YAML::Node& n) {
+  if (!n.IsDefined()) return "(absent)";
   switch (n.Type()) {
     case YAML::NodeType::Scalar: return n.Scalar();
     case YAML::NodeType::Sequence: {
@@ -47,8 +50,8 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_text,
-                        const std::vector<double>& live_bps, std::string& new_text, std::vector<TenantChange>& changes) {
+std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_text, const std::vector<double>& live_bps,
+                        const std::vector<int>& live_class, std::string& new_text, std::vector<TenantChange>& changes) {
   new_text = read_text(cfg.file);
   edge::EdgeConfig next;
   try {
@@ -77,15 +80,18 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
     for (const auto& kv : ta[i]) fields.insert(kv.first.Scalar());
     for (const auto& kv : tb[i]) fields.insert(kv.first.Scalar());
     for (const std::string& f : fields) {
-      if (f == "guarantee_gbps") continue;
+      if (f == "guarantee_gbps" || f == "weight_class") continue;
       if (canon(ta[i][f]) != canon(tb[i][f]))
         return where(cfg.file, tb[i][f].IsDefined() ? tb[i][f] : tb[i]) + ": tenants[" + std::to_string(i) + "]." + f +
                ": " + kRestart;
     }
   }
-  for (size_t t = 0; t < next.tenants.size(); ++t)
-    if (next.tenants[t].guarantee_bps != live_bps[t])
-      changes.push_back(TenantChange{next.tenants[t].vni, live_bps[t], next.tenants[t].guarantee_bps});
+  for (size_t t = 0; t < next.tenants.size(); ++t) {
+    const edge::TenantCfg& n = next.tenants[t];
+    const int cls = n.weight_from_guarantee ? TenantChange::kFromGuarantee : static_cast<int>(n.weight_class);
+    if (n.guarantee_bps != live_bps[t] || cls != live_class[t])
+      changes.push_back(TenantChange{n.vni, live_bps[t], n.guarantee_bps, live_class[t], cls});
+  }
   return "";
 }
 

@@ -16,7 +16,7 @@ namespace ufab::pipeline {
 
 namespace {
 
-enum Cmd : int { kStats, kTenants, kPaths, kPairs, kPair, kTenantSet, kPathDrain, kPathUndrain, kReload, kWorkers };
+enum Cmd : int { kStats, kTenants, kPaths, kPairs, kPair, kTenantSet, kTenantClass, kPathDrain, kPathUndrain, kReload, kWorkers };
 
 std::atomic<Telemetry::Request*> g_pending{nullptr};
 std::atomic<bool> g_serving{false};
@@ -51,6 +51,7 @@ int cb_paths(const char*, const char* p, rte_tel_data* d) { return ask(kPaths, p
 int cb_pairs(const char*, const char* p, rte_tel_data* d) { return ask(kPairs, p, d); }
 int cb_pair(const char*, const char* p, rte_tel_data* d) { return ask(kPair, p, d); }
 int cb_tenant_set(const char*, const char* p, rte_tel_data* d) { return ask(kTenantSet, p, d); }
+int cb_tenant_class(const char*, const char* p, rte_tel_data* d) { return ask(kTenantClass, p, d); }
 int cb_path_drain(const char*, const char* p, rte_tel_data* d) { return ask(kPathDrain, p, d); }
 int cb_path_undrain(const char*, const char* p, rte_tel_data* d) { return ask(kPathUndrain, p, d); }
 int cb_reload(const char*, const char* p, rte_tel_data* d) { return ask(kReload, p, d); }
@@ -68,6 +69,8 @@ Telemetry::Telemetry(Edge& e) : e_(e) {
     rte_telemetry_register_cmd("/ufab/pairs", cb_pairs, "VM-pairs, 32 at a time, and next_first when more follow. Parameter: first pair index");
     rte_telemetry_register_cmd("/ufab/pair", cb_pair, "One VM-pair with its last 64 samples. Parameter: pair index");
     rte_telemetry_register_cmd("/ufab/tenant_set", cb_tenant_set, "Set a tenant's guarantee. Parameters: VNI,GBPS");
+    rte_telemetry_register_cmd("/ufab/tenant_class", cb_tenant_class,
+                               "Set a tenant's WFQ weight class, or auto (from its guarantee). Parameters: VNI,CLASS");
     rte_telemetry_register_cmd("/ufab/path_drain", cb_path_drain, "Stop using a path. Parameters: HOST,PATH");
     rte_telemetry_register_cmd("/ufab/path_undrain", cb_path_undrain, "Use a drained path again. Parameters: HOST,PATH");
     rte_telemetry_register_cmd("/ufab/reload", cb_reload, "Re-read the configuration file (as SIGHUP). No parameters");
@@ -94,6 +97,7 @@ void Telemetry::serve(Nanos now) {
     case kPairs: fill_pairs(e_, r->params, r->d, now); break;
     case kPair: fill_pair(e_, r->params, r->d, now); break;
     case kTenantSet: fill_tenant_set(e_, r->params, r->d); break;
+    case kTenantClass: fill_tenant_class(e_, r->params, r->d); break;
     case kPathDrain: fill_drain(e_, r->params, r->d, true); break;
     case kPathUndrain: fill_drain(e_, r->params, r->d, false); break;
     case kReload: fill_reload(e_, r->d); break;

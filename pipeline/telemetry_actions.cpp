@@ -1,4 +1,5 @@
-// Telemetry actions: tenant_set, path_drain/undrain, reload (edge/README.md).
+// Telemetry actions: tenant_set, tenant_class, path_drain/undrain, reload
+// (edge/README.md).
 #include <rte_telemetry.h>
 
 #include <cinttypes>
@@ -12,24 +13,55 @@
 
 namespace ufab::pipeline::tel {
 
+namespace {
+
+// A VNI of digits only: strtoul skips blanks, takes a sign and wraps ("-1"
+// is ULONG_MAX); and a VNI past 32 bits was cut to another tenant's
+// ("4294967396" set VNI 100). "" and the VNI, or what is wrong.
+std::string vni_of(const std::string& a, uint32_t& vni) {
+  if (a.empty() || a.find_first_not_of("0123456789") != std::string::npos) return "VNI '" + a + "' is not a number";
+  const unsigned long v = std::strtoul(a.c_str(), nullptr, 10);
+  if (v > UINT32_MAX) return "no tenant with vni " + a;
+  vni = static_cast<uint32_t>(v);
+  return "";
+}
+
+}  // namespace
+
 void fill_tenant_set(Edge& e, const char* params, rte_tel_data* d) {
   const std::vector<std::string> a = split(params);
   char* end = nullptr;
   if (a.size() != 2) return fail(d, "usage: /ufab/tenant_set,VNI,GBPS");
-  // Digits only: strtoul skips blanks, takes a sign and wraps ("-1" is
-  // ULONG_MAX); and a VNI past 32 bits was cut to another tenant's
-  // ("4294967396" set VNI 100).
-  if (a[0].empty() || a[0].find_first_not_of("0123456789") != std::string::npos)
-    return fail(d, "VNI '" + a[0] + "' is not a number");
-  const unsigned long vni = std::strtoul(a[0].c_str(), &end, 10);
-  if (vni > UINT32_MAX) return fail(d, "no tenant with vni " + a[0]);
+  uint32_t vni = 0;
+  if (const std::string err = vni_of(a[0], vni); !err.empty()) return fail(d, err);
   const double gbps = std::strtod(a[1].c_str(), &end);
   if (a[1].empty() || *end != '\0') return fail(d, "GBPS '" + a[1] + "' is not a number");
-  if (const std::string err = e.control.set_guarantee(static_cast<uint32_t>(vni), gbps); !err.empty()) return fail(d, err);
+  if (const std::string err = e.control.set_guarantee(vni, gbps); !err.empty()) return fail(d, err);
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_int(d, "ok", 1);
   rte_tel_data_add_dict_u64(d, "vni", vni);
   add_real(d, "guarantee_gbps", gbps);
+  rte_tel_data_add_dict_u64(d, "weight_class", e.control.weight_class[e.cfg.tenant_index(vni)]);
+}
+
+void fill_tenant_class(Edge& e, const char* params, rte_tel_data* d) {
+  const std::vector<std::string> a = split(params);
+  if (a.size() != 2) return fail(d, "usage: /ufab/tenant_class,VNI,CLASS (CLASS 0..7 or auto)");
+  uint32_t vni = 0;
+  if (const std::string err = vni_of(a[0], vni); !err.empty()) return fail(d, err);
+  int cls = Control::kWeightFromGuarantee;
+  if (a[1] != "auto") {
+    if (a[1].size() != 1 || a[1][0] < '0' || a[1][0] > '7') return fail(d, "CLASS '" + a[1] + "' is not 0..7 or auto");
+    cls = a[1][0] - '0';
+  }
+  std::string moved;
+  if (const std::string err = e.control.set_weight_class(vni, cls, &moved); !err.empty()) return fail(d, err);
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_int(d, "ok", 1);
+  rte_tel_data_add_dict_u64(d, "vni", vni);
+  rte_tel_data_add_dict_u64(d, "weight_class", e.control.weight_class[e.cfg.tenant_index(vni)]);
+  rte_tel_data_add_dict_string(d, "weight_class_from", cls == Control::kWeightFromGuarantee ? "guarantee" : "config");
+  rte_tel_data_add_dict_int(d, "moved", moved.empty() ? 0 : 1);
 }
 
 void fill_drain(Edge& e, const char* params, rte_tel_data* d, bool on) {

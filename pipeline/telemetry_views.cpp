@@ -118,6 +118,12 @@ void fill_stats(Edge& e, rte_tel_data* d) {
 void fill_tenants(Edge& e, rte_tel_data* d) {
   const edge::EdgeConfig& cfg = e.cfg;
   std::vector<uint64_t> pairs(cfg.tenants.size()), backlog(cfg.tenants.size()), active(cfg.tenants.size());
+  // The class as the schedulers hold it (every worker's is the same: the
+  // control lcore moves them together), so a change shows once applied.
+  std::vector<uint32_t> cls(cfg.tenants.size());
+  e.on_worker(0, [&](EdgeState& s) {
+    for (uint32_t t = 0; t < cls.size(); ++t) cls[t] = s.sched.tenant_class(t);
+  });
   e.on_workers([&](EdgeState& s) {
     for (uint32_t p = 0; p < s.pairs.size(); ++p) {
       const uint32_t t = s.meta[p].tenant;
@@ -136,7 +142,12 @@ void fill_tenants(Edge& e, rte_tel_data* d) {
     rte_tel_data_add_dict_u64(c, "vni", tc.vni);
     add_real(c, "guarantee_gbps", g / 1e9);
     add_real(c, "tokens_per_vm", g / 8.0 / cfg.params.unit_bw_Bps);
-    rte_tel_data_add_dict_u64(c, "weight_class", tc.weight_class);
+    rte_tel_data_add_dict_u64(c, "weight_class", cls[t]);
+    // auto: its guarantee in units of weight_unit_gbps, mapped to the nearest
+    // class (§4.1); weight_error = class weight / that - 1.
+    const bool from_guarantee = e.control.weight_from_guarantee[t];
+    rte_tel_data_add_dict_string(c, "weight_class_from", from_guarantee ? "guarantee" : "config");
+    if (from_guarantee) add_real(c, "weight_error", cfg.weight_class_of(g).rel_error);
     rte_tel_data_add_dict_u64(c, "pairs", pairs[t]);
     rte_tel_data_add_dict_u64(c, "active_pairs", active[t]);
     rte_tel_data_add_dict_u64(c, "backlog_bytes", backlog[t]);

@@ -271,6 +271,10 @@ class Client:
     def tenant_set(self, vni, gbps):
         return normalize(self.call("/ufab/tenant_set", f"{vni},{gbps:g}"))
 
+    def tenant_class(self, vni, cls):
+        """cls: 0..7, or 'auto' (the class follows the guarantee)."""
+        return normalize(self.call("/ufab/tenant_class", f"{vni},{cls}"))
+
     def path_drain(self, host, path, undrain=False):
         return normalize(self.call("/ufab/path_undrain" if undrain else "/ufab/path_drain", f"{host},{path}"))
 

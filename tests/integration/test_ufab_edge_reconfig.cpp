@@ -7,8 +7,12 @@
 //    wraps to 100 (2^32 + 100, or a negative number);
 //  - SIGHUP after the file's guarantee became 3: "reload ok" and 3 in
 //    /ufab/tenants;
-//  - /ufab/reload with an added VM, a changed weight class, or an invalid
-//    value: refused naming file:line and the field, nothing applied;
+//  - /ufab/reload with an added VM, a key only the new file has, or an
+//    invalid value: refused naming file:line and the field, nothing applied;
+//  - weight classes (§4.1): /ufab/tenant_class,100,4 then auto (3 Gb/s:
+//    class 2), tenant_set 8 moves an auto class to 3, bad classes refused,
+//    reload and SIGHUP set a class or auto; /ufab/tenants shows each class
+//    as the worker's scheduler holds it;
 //  - /ufab/path_drain,hB,1 shows drained=1 in /ufab/paths, bad host/path
 //    refused, /ufab/path_undrain clears it;
 // and through all of it nothing is lost: queued stays 10, no drops,
@@ -94,6 +98,10 @@ int main(int argc, char** argv) {
                          "--config", file, "--stats-interval", "0", "--stop-timeout-ms", "200"});
   const int pid = spawn(cmd, dir + "/out", dir + "/err");
   ITEST_CHECK(wait_for_text(dir + "/out", "VM-pairs", 20), "the edge did not start: %s", read_file(dir + "/err").c_str());
+  ITEST_CHECK(wait_for_text(dir + "/out",
+                            "ufab-edge weight classes: 1 tenant(s) from their guarantee (class c stands for 2^c x 1 Gb/s), "
+                            "largest error +0.0% (tenant 200: 1 Gb/s in class 0), 1 given in the file", 5),
+              "the weight classes' line: %s", read_file(dir + "/out").c_str());
   std::string log;
   const auto ask = [&](const std::string& c) {
     const std::string r = telemetry(prefix, c);
@@ -150,9 +158,15 @@ int main(int argc, char** argv) {
   r = ask("/ufab/reload");
   ITEST_CHECK(has(r, "\"ok\":0") && has(r, "edge.yaml:") && has(r, ": vms: changed") && has(r, "nothing applied"),
               "reload with a new VM: %s", r.c_str());
-  write_text(file, config("4", "2", ""));
+  {
+    // A key only the new text has (it threw out of the control lcore before).
+    std::string added = config("4", "1", "");
+    added.replace(added.find("{vni: 200, guarantee_gbps: 1}"), 29, "{vni: 200, guarantee_gbps: 1, vlan: 7}");
+    write_text(file, added);
+  }
   r = ask("/ufab/reload");
-  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "tenants[0].weight_class"), "reload with a new weight class: %s", r.c_str());
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "edge.yaml:") && has(r, "tenants[1].vlan: changed, needs a restart"),
+              "reload with an added key: %s", r.c_str());
   write_text(file, config("-1", "1", ""));
   r = ask("/ufab/reload");
   ITEST_CHECK(has(r, "\"ok\":0") && has(r, "edge.yaml:9:") && has(r, "guarantee_gbps"), "reload with a bad value: %s",
@@ -162,6 +176,60 @@ int main(int argc, char** argv) {
   write_text(file, config("3", "1", ""));
   r = ask("/ufab/reload");
   ITEST_CHECK(has(r, "\"ok\":1") && has(r, "\"changes\":[]"), "reload without changes: %s", r.c_str());
+
+  // Weight classes (§4.1). Tenant 100's is 1 in the file; tenant 200's
+  // follows its guarantee, 1 Gb/s, which is the unit: class 0. Each class
+  // shown is the worker's scheduler's.
+  const auto tenant100 = [&](const char* cls, const char* from, const char* when) {
+    const std::string t = ask("/ufab/tenants");
+    const std::string want = std::string("\"weight_class\":") + cls + ",\"weight_class_from\":\"" + from + "\"";
+    ITEST_CHECK(has(t.substr(0, t.find("tenant200")), want), "%s: tenant 100 %s: %s", when, want.c_str(), t.c_str());
+    balanced(when);
+    return t;
+  };
+  r = tenant100("1", "config", "classes at start");
+  ITEST_CHECK(has(r, "\"tenant200\":{\"vni\":200,\"guarantee_gbps\":\"1\",\"tokens_per_vm\":\"1\",\"weight_class\":0,"
+                     "\"weight_class_from\":\"guarantee\",\"weight_error\":\"0\""),
+              "tenant 200 from its guarantee: %s", r.c_str());
+  r = ask("/ufab/tenant_class,100,4");
+  ITEST_CHECK(has(r, "\"ok\":1") && has(r, "\"weight_class\":4,\"weight_class_from\":\"config\",\"moved\":1"),
+              "tenant_class 4: %s", r.c_str());
+  tenant100("4", "config", "tenant_class 4");
+  // auto: 3 Gb/s is 3 units, above sqrt(8): class 2 (weight 4), error 4/3 - 1.
+  r = ask("/ufab/tenant_class,100,auto");
+  ITEST_CHECK(has(r, "\"ok\":1") && has(r, "\"weight_class\":2,\"weight_class_from\":\"guarantee\""),
+              "tenant_class auto: %s", r.c_str());
+  ITEST_CHECK(has(tenant100("2", "guarantee", "tenant_class auto"), "\"weight_error\":\"0.333333\""), "error of 3 in class 2");
+  // The class follows the guarantee: 8 Gb/s, class 3.
+  r = ask("/ufab/tenant_set,100,8");
+  ITEST_CHECK(has(r, "\"ok\":1") && has(r, "\"weight_class\":3"), "tenant_set 8: %s", r.c_str());
+  tenant100("3", "guarantee", "tenant_set 8");
+  for (const char* bad : {"/ufab/tenant_class,100,8", "/ufab/tenant_class,100,x", "/ufab/tenant_class,100,-1"}) {
+    r = ask(bad);
+    ITEST_CHECK(has(r, "\"ok\":0") && has(r, "is not 0..7 or auto"), "%s: %s", bad, r.c_str());
+  }
+  r = ask("/ufab/tenant_class,999,1");
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "no tenant with vni 999"), "tenant_class unknown: %s", r.c_str());
+  r = ask("/ufab/tenant_class,100");
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "usage: /ufab/tenant_class,VNI,CLASS"), "tenant_class usage: %s", r.c_str());
+  tenant100("3", "guarantee", "refused tenant_class");
+  // A reload gives the class in the file and its guarantee back, the class
+  // set once (not moved by the guarantee on the way).
+  write_text(file, config("3", "2", ""));
+  r = ask("/ufab/reload");
+  ITEST_CHECK(has(r, "\"ok\":1") && has(r, "\"changes\":[\"tenant 100: guarantee_gbps 8 -> 3\","
+                                            "\"tenant 100: weight_class auto -> 2 (class 3 -> 2)\"]"),
+              "reload with weight_class 2: %s", r.c_str());
+  tenant100("2", "config", "reload class 2");
+  write_text(file, config("6", "auto", ""));
+  kill(pid, SIGHUP);
+  ITEST_CHECK(wait_for_text(dir + "/out", "ufab-edge reload ok [tenant 100: guarantee_gbps 3 -> 6] [tenant 100: weight_class 2 -> auto (class 2 -> 3)]", 10),
+              "SIGHUP with weight_class auto");
+  tenant100("3", "guarantee", "SIGHUP auto");
+  write_text(file, config("3", "1", ""));
+  r = ask("/ufab/reload");
+  ITEST_CHECK(has(r, "\"ok\":1") && has(r, "\"tenant 100: weight_class auto -> 1 (class 3 -> 1)\""), "reload back: %s", r.c_str());
+  tenant100("1", "config", "reload back");
 
   // path drain
   r = ask("/ufab/path_drain,hB,1");
@@ -192,7 +260,7 @@ int main(int argc, char** argv) {
 
   if (ufab::itest::g_failures == 0) {
     std::filesystem::remove_all(dir);
-    std::printf("PASS: tenant_set, SIGHUP and telemetry reloads, refused reloads, path drain; nothing lost\n");
+    std::printf("PASS: tenant_set, tenant_class, SIGHUP and telemetry reloads, refused reloads, path drain; nothing lost\n");
     return 0;
   }
   std::printf("%d checks failed; files kept in %s\n", ufab::itest::g_failures, dir.c_str());

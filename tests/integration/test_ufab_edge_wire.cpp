@@ -20,7 +20,9 @@
 //     in which both are backlogged (up to the last frame of the faster one)
 //     the bytes must split 1:2. Start-time fair queueing bounds the lag of
 //     any two backlogged flows: |S_A/w_A - S_B/w_B| <= L/w_A + L/w_B, i.e.
-//     |2 S_A - S_B| <= 3L with L = 1054 B.
+//     |2 S_A - S_B| <= 3L with L = 1054 B. Again with the classes from the
+//     tenants' guarantees, 1 and 4 Gb/s (classes 0 and 2, weights 1 and 4):
+//     |4 S_A - S_B| <= 5L.
 //  3. 2x overload: 78 frames offered to a pair whose window admits 23 and
 //     whose flow FIFO holds 16 (twice the 39 the edge can take); 5 frames
 //     to a VM with no pair; a response on the VM port (spoofing). Exactly:
@@ -172,13 +174,13 @@ void window_gating(const std::string& dir) {
               static_cast<unsigned long long>(r.fin["dropped"]));
 }
 
-void shares(const std::string& dir) {
-  const std::string tenants =
-      "  - {vni: 100, guarantee_gbps: 1, weight_class: 0}\n  - {vni: 200, guarantee_gbps: 2, weight_class: 1}\n";
+// Tenants 100 and 200 (one pair each), both backlogged: while both are,
+// the bytes split 1:k (k: tenant 200's WFQ weight over tenant 100's).
+void shares(const std::string& dir, const std::string& name, const std::string& tenants, int k) {
   const std::string vms = kOneVm + "  - {name: a2, id: 2, tenant: 200, mac: \"02:00:00:00:0a:02\", ip: 192.168.0.1, port: 1}\n";
   const std::string remotes = kOneRemote + "  - {name: b2, id: 12, tenant: 200, ip: 192.168.0.2, host: hB}\n";
   constexpr size_t n = 300;
-  Run r = run(dir, "wfq", config("  queue_capacity: 1024\n  flows_per_pair: 1\n", tenants, vms, 100000, remotes),
+  Run r = run(dir, name, config("  queue_capacity: 1024\n  flows_per_pair: 1\n", tenants, vms, 100000, remotes),
               frames(kA1, kB1, n, 3), frames(kA1, kB1, n, 5));
   if (!r.ok) return;
   // The backlogged interval: up to the last data frame of the tenant served faster.
@@ -190,16 +192,16 @@ void shares(const std::string& dir) {
   }
   WireCount c = count(r.fabric, last_b);
   const auto sa = static_cast<double>(c.data_bytes[100]), sb = static_cast<double>(c.data_bytes[200]);
-  std::printf("shares: while both backlogged tenant 100 (weight 1) sent %.0f B, tenant 200 (weight 2) %.0f B: ratio %.4f\n",
-              sa, sb, sa > 0 ? sb / sa : 0.0);
-  ITEST_CHECK(c.data_frames[200] == n, "tenant 200: %llu of %zu frames in the interval",
+  std::printf("%s: while both backlogged tenant 100 (weight 1) sent %.0f B, tenant 200 (weight %d) %.0f B: ratio %.4f\n",
+              name.c_str(), sa, k, sb, sa > 0 ? sb / sa : 0.0);
+  ITEST_CHECK(c.data_frames[200] == n, "%s: tenant 200: %llu of %zu frames in the interval", name.c_str(),
               static_cast<unsigned long long>(c.data_frames[200]), n);
-  ITEST_CHECK(sa > 0 && std::abs(2 * sa - sb) <= 3.0 * kWire, "|2 S_A - S_B| = %.0f > 3L = %zu", std::abs(2 * sa - sb),
-              3 * kWire);
+  ITEST_CHECK(sa > 0 && std::abs(k * sa - sb) <= (k + 1) * static_cast<double>(kWire), "%s: |%d S_A - S_B| = %.0f > %dL = %zu",
+              name.c_str(), k, std::abs(k * sa - sb), k + 1, (k + 1) * kWire);
   WireCount all = count(r.fabric);
   ITEST_CHECK(all.data_frames[100] == n && all.data_frames[200] == n && r.fin["dropped"] == 0 && r.fin["queued"] == 0 &&
                   conserved(r.fin),
-              "shares: everything sent in the end, no drops");
+              "%s: everything sent in the end, no drops", name.c_str());
 }
 
 void overload(const std::string& dir) {
@@ -262,7 +264,11 @@ int main(int argc, char** argv) {
   if (mkdtemp(tmpl) == nullptr) return 1;
   const std::string dir = tmpl;
   window_gating(dir);
-  shares(dir);
+  // Classes given: 0 and 1 (weights 1 and 2).
+  shares(dir, "wfq", "  - {vni: 100, guarantee_gbps: 1, weight_class: 0}\n  - {vni: 200, guarantee_gbps: 2, weight_class: 1}\n", 2);
+  // Classes from the guarantees (§4.1): 1 and 4 Gb/s, the unit 1 Gb/s, so
+  // classes 0 and 2 (weights 1 and 4).
+  shares(dir, "wfq_auto", "  - {vni: 100, guarantee_gbps: 1}\n  - {vni: 200, guarantee_gbps: 4}\n", 4);
   overload(dir);
   mbuf_exhaustion(dir);
   if (itest::g_failures == 0) {

@@ -113,6 +113,9 @@ class Exporter(unittest.TestCase):
         self.assertEqual(v("ufab_tenant_guarantee_bps", vni=100), 2e9)
         self.assertEqual(v("ufab_tenant_guarantee_bps", vni=200), 1e9)
         self.assertEqual(v("ufab_tenant_pairs", vni=100), 72)
+        # tenant 200's class follows its guarantee (exactly the unit: no error); 100's is given
+        self.assertEqual(v("ufab_tenant_weight_error", vni=200), 0)
+        self.assertIsNone(v("ufab_tenant_weight_error", vni=100))
         self.assertEqual(v("ufab_path_active_pairs", host="hB", path=1), 0)
         self.assertEqual(v("ufab_host_base_rtt_seconds", host="hC"), 50e-6)
         self.assertEqual(v("ufab_pair_token", pair="pair_0x00010065", local="a1", remote="b1", vni=100), 2)

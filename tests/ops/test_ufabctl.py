@@ -32,7 +32,7 @@ CONFIG = """edge:
   mac: 02:00:00:00:00:01
 tenants:
   - {vni: 100, guarantee_gbps: 2, weight_class: 1}
-  - {vni: 200, guarantee_gbps: 1, weight_class: 0}
+  - {vni: 200, guarantee_gbps: 1}
 vms:
 """ + "".join(f'  - {{name: a{i}, id: {i}, tenant: 100, mac: "02:00:00:00:0a:{i:02x}", ip: 192.168.0.{i}, port: 0}}\n'
               for i in range(1, 10)) + """  - {name: c1, id: 10, tenant: 200, mac: "02:00:00:00:0c:01", ip: 192.168.0.1, port: 1}
@@ -124,7 +124,11 @@ class RealEdge(unittest.TestCase):
         self.assertEqual(sorted(t), [100, 200])
         self.assertEqual((t[100]["guarantee_gbps"], t[100]["tokens_per_vm"], t[100]["weight_class"], t[100]["pairs"]),
                          (2, 2, 1, 72))
+        # 200's class follows its guarantee, 1 Gb/s, the unit (the smallest such guarantee): class 0, no error.
         self.assertEqual((t[200]["guarantee_gbps"], t[200]["weight_class"], t[200]["pairs"]), (1, 0, 2))
+        self.assertEqual((t[200]["weight_class_from"], t[200]["weight_error"], t[100]["weight_class_from"]),
+                         ("guarantee", 0, "config"))
+        self.assertNotIn("weight_error", t[100])
         rc, out, _ = ufabctl(*self.p, "tenants")
         self.assertEqual(rc, 0)
         self.assertRegex(out, r"(?m)^vni\s+guarantee_gbps\s+tokens_per_vm\s+class\s+pairs\s+active\s+backlog_B$")
@@ -179,6 +183,7 @@ class RealEdge(unittest.TestCase):
         for args, msg in ((["tenant-set", "abc", "2"], "VNI must be an integer"),
                           (["tenant-set", "16777216", "2"], "0..16777215"),
                           (["tenant-set", "100", "-1"], "GBPS must be >= 0"),
+                          (["tenant-class", "100", "8"], "CLASS must be 0..7 or auto"),
                           (["path-drain", "h,B", "1"], "without commas"),
                           (["pair", "-3"], "non-negative"),
                           (["frobnicate"], "invalid choice")):
@@ -212,6 +217,25 @@ class RealEdge(unittest.TestCase):
         self.assertIn("/ufab/tenant_set:", err)
         self.ctl_json("tenant-set", "200", "1")
 
+    def test_tenant_class(self):
+        self.need("/ufab/tenant_class")
+        r = self.ctl_json("tenant-class", "200", "3")
+        self.assertEqual((r["ok"], r["vni"], r["weight_class"], r["weight_class_from"]), (True, 200, 3, "config"))
+        t = {v["vni"]: v for v in self.ctl_json("tenants").values()}
+        self.assertEqual((t[200]["weight_class"], t[200]["weight_class_from"]), (3, "config"))
+        # auto again: the unit is tenant 200's guarantee at start, 1 Gb/s; 1 Gb/s is class 0,
+        # and 3 Gb/s (3 units, above sqrt(8)) class 2 with weight 4: +33.3%.
+        self.assertEqual(self.ctl_json("tenant-class", "200", "auto")["weight_class"], 0)
+        self.ctl_json("tenant-set", "200", "3")
+        rc, out, _ = ufabctl(*self.p, "tenants")
+        self.assertEqual(rc, 0)
+        self.assertRegex(out, r"(?m)^200\s+3\s+3\s+2 auto \(\+33\.3%\)\s+2\s")
+        rc, _, err = ufabctl(*self.p, "tenant-class", "999", "1")
+        self.assertEqual(rc, 1)
+        self.assertIn("no tenant with vni 999", err)
+        self.ctl_json("tenant-set", "200", "1")
+        self.assertEqual(self.ctl_json("tenant-class", "200", "auto")["weight_class"], 0)  # as at start
+
     def test_path_drain(self):
         self.need("/ufab/path_drain")
         self.assertTrue(self.ctl_json("path-drain", "hB", "1")["ok"])
@@ -229,7 +253,7 @@ class RealEdge(unittest.TestCase):
         good = open(self.edge.config).read()
         try:
             with open(self.edge.config, "w") as f:
-                f.write(good.replace("guarantee_gbps: 1,", "guarantee_gbps: lots,"))
+                f.write(good.replace("guarantee_gbps: 1}", "guarantee_gbps: lots}"))
             rc, _, err = ufabctl(*self.p, "reload")
             self.assertEqual(rc, 1)
             self.assertRegex(err, r"edge\.yaml:\d+:\d+")
