@@ -345,6 +345,14 @@ VmCfg load_vm(const Where& w, const YAML::Node& n, const std::string& f, const E
 
 EdgeConfig parse_config(const std::string& text, const std::string& file) {
   const Where w(file);
+  // yaml-cpp ends the stream at a NUL byte and reads what comes before it
+  // alone (the rest of the file unread): refused where it is.
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    const size_t line_start = text.rfind('\n', nul);
+    const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(nul), '\n'));
+    const size_t col = line_start == std::string::npos ? nul + 1 : nul - line_start;
+    throw ConfigError(file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": (text): a NUL byte");
+  }
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -352,7 +360,12 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
     throw ConfigError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                       ": syntax: " + e.msg);
   }
-  if (!root.IsMap()) throw ConfigError(file + ": the configuration must be a YAML mapping");
+  if (!root.IsMap()) {
+    const bool marked = root.IsDefined() && root.Mark().line >= 0;
+    throw ConfigError(file + ":" + std::to_string(marked ? root.Mark().line + 1 : 1) + ":" +
+                      std::to_string(marked ? root.Mark().column + 1 : 1) +
+                      ": (top level): must be a mapping (edge:, params:, tenants:, vms:, hosts:, remote_vms:)");
+  }
   EdgeConfig c;
   c.file = file;
   try {

@@ -2,14 +2,20 @@
 // invalid config is rejected with the file, line and field). From one valid
 // file that uses every section, fixed-seed mutations: a scalar replaced by a
 // hostile value (a sign, 2^32, 2^64, 1e308, NaN, .inf, an empty string, a
-// list, a map, a null, hex), a line deleted, duplicated or re-indented, and
-// random byte edits. Every text is either accepted or refused with a
+// list, a map, a null, hex), a line deleted, duplicated or re-indented, a
+// key of a flow map dropped, and random byte edits. Every text is either accepted or refused with a
 // ConfigError "t.yaml:LINE:COL: field: what" whose line is one of the
 // text's; no other exception escapes, and nothing crashes (under
 // `deploy/ufab test --sanitize`, nothing reads out of bounds either).
+// The same texts as reloads (pipeline/reload.cpp's diff_config, both ways
+// against the valid file): each is applied, refused as invalid, or refused
+// naming the field that needs a restart; no exception escapes (a key that
+// only one text had threw yaml-cpp's InvalidNode out of the control lcore).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
 #include <random>
 #include <regex>
 #include <sstream>
@@ -17,6 +23,7 @@
 #include <vector>
 
 #include "edge/config.hpp"
+#include "pipeline/reload.hpp"
 #include "tests/unit/config_error.hpp"
 
 namespace {
@@ -72,7 +79,7 @@ std::string mutate(std::mt19937_64& rng) {
   for (uint64_t e = 1 + below(3); e > 0; --e) {
     if (lines.empty()) break;
     std::string& l = lines[below(lines.size())];
-    switch (below(6)) {
+    switch (below(7)) {
       case 0:
       case 1: {  // a hostile scalar after some ':' (or in a flow list)
         std::vector<size_t> at;
@@ -88,6 +95,19 @@ std::string mutate(std::mt19937_64& rng) {
       case 2: lines.erase(lines.begin() + static_cast<ptrdiff_t>(&l - lines.data())); break;
       case 3: lines.insert(lines.begin() + static_cast<ptrdiff_t>(&l - lines.data()), l); break;
       case 4: l = (below(2) ? "  " : "") + l.substr(l.size() >= 2 && below(2) ? 2 : 0); break;
+      case 5: {  // a key of a flow map dropped: ", key: value" (a file without an optional key)
+        const size_t open = l.find('{');
+        if (open == std::string::npos) break;
+        std::vector<size_t> commas;
+        for (size_t i = open; i < l.size(); ++i)
+          if (l[i] == ',') commas.push_back(i);
+        if (commas.empty()) break;
+        const size_t i = commas[below(commas.size())];
+        size_t j = i + 1;
+        while (j < l.size() && l[j] != ',' && l[j] != '}') ++j;
+        l.erase(i, j - i);
+        break;
+      }
       default:  // random bytes
         for (uint64_t k = 1 + below(3); k > 0 && !l.empty(); --k) l[below(l.size())] = static_cast<char>(rng());
     }
@@ -127,9 +147,65 @@ TEST(EdgeConfigFuzz, EveryTextIsAcceptedOrRefusedWithItsLineAndField) {
   std::printf("%d texts accepted, %d refused with file:line:col: field\n", accepted, refused);
 }
 
-// Two texts the fuzzing found: a key that is a list (yaml-cpp's "bad
-// conversion", with no field, came out), and a key with a NUL byte (the
-// message ended at the NUL, before "unknown key").
+// diff_config(running, next) with `next` written where running.file names.
+std::string reload_error(const std::string& running, const std::string& next, const std::string& path,
+                         std::vector<ufab::pipeline::TenantChange>& changes) {
+  std::ofstream(path, std::ios::trunc) << next;
+  const ufab::edge::EdgeConfig cfg = parse_config(running, path);
+  std::vector<double> bps;
+  std::vector<int> cls;
+  for (const ufab::edge::TenantCfg& t : cfg.tenants) {
+    bps.push_back(t.guarantee_bps);
+    cls.push_back(t.weight_from_guarantee ? ufab::pipeline::TenantChange::kFromGuarantee : static_cast<int>(t.weight_class));
+  }
+  std::string text;
+  return ufab::pipeline::diff_config(cfg, running, bps, cls, text, changes);
+}
+
+TEST(EdgeConfigFuzz, EveryTextIsAReloadAppliedOrRefused) {
+  const std::string valid = join(kValid), path = ::testing::TempDir() + "fuzz_reload_" + std::to_string(getpid()) + ".yaml";
+  int applied = 0, invalid = 0, restart = 0;
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 3000; ++i) {
+    const std::string text = mutate(rng);
+    std::vector<ufab::pipeline::TenantChange> changes;
+    std::string err;
+    try {
+      err = reload_error(valid, text, path, changes);
+    } catch (const std::exception& e) {
+      FAIL() << "reload threw " << e.what() << " for\n" << text;
+    }
+    if (err.empty()) {
+      ++applied;
+      for (const auto& c : changes) ASSERT_TRUE(c.vni == 100 || c.vni == 200) << text;
+    } else if (err.rfind("invalid configuration: " + path + ":", 0) == 0) {
+      ++invalid;
+    } else {
+      ++restart;
+      ASSERT_NE(err.find("needs a restart; nothing applied"), std::string::npos) << err << " for\n" << text;
+      ASSERT_EQ(err.rfind(path, 0), 0u) << err;
+      // And the other way: the edge runs the mutated file, the valid one comes back.
+      changes.clear();
+      try {
+        const std::string back = reload_error(text, valid, path, changes);
+        ASSERT_NE(back.find("needs a restart; nothing applied"), std::string::npos) << back << " for\n" << text;
+      } catch (const std::exception& e) {
+        FAIL() << "reload back threw " << e.what() << " for\n" << text;
+      }
+    }
+  }
+  std::remove(path.c_str());
+  EXPECT_GT(applied, 50);
+  EXPECT_GT(invalid, 1000);
+  EXPECT_GT(restart, 50);
+  std::printf("reloads: %d applied, %d refused as invalid, %d refused as needing a restart\n", applied, invalid, restart);
+}
+
+// Texts the fuzzing found: a key that is a list (yaml-cpp's "bad
+// conversion", with no field, came out), a key with a NUL byte (the
+// message ended at the NUL, before "unknown key"), a raw NUL byte (yaml-cpp
+// ends the stream there: "must be a YAML mapping" with no line), and a
+// document that is not a mapping.
 TEST(EdgeConfigFuzz, KeysThatAreNotNamesAreNamedInTheMessage) {
   std::vector<std::string> lines = kValid;
   lines[13] = "  - {vni: 200, [], vlan: 20}";
@@ -137,6 +213,16 @@ TEST(EdgeConfigFuzz, KeysThatAreNotNamesAreNamedInTheMessage) {
   lines = kValid;
   lines[13] = std::string("  - {vni: 200, \"a\\x00b\": 1, vlan: 20}");
   EXPECT_EQ(ufab::edge::testing::error_of(join(lines)), "t.yaml:14:16: tenants[1].a\\x00b: unknown key");
+  std::string text = join(kValid);
+  text[0] = '\0';
+  EXPECT_EQ(ufab::edge::testing::error_of(text), "t.yaml:1:1: (text): a NUL byte");
+  text = join(kValid);
+  text[text.find("vni: 200") + 5] = '\0';
+  EXPECT_EQ(ufab::edge::testing::error_of(text), "t.yaml:14:11: (text): a NUL byte");
+  EXPECT_EQ(ufab::edge::testing::error_of("- a\n- b\n"),
+            "t.yaml:1:1: (top level): must be a mapping (edge:, params:, tenants:, vms:, hosts:, remote_vms:)");
+  EXPECT_EQ(ufab::edge::testing::error_of(""),
+            "t.yaml:1:1: (top level): must be a mapping (edge:, params:, tenants:, vms:, hosts:, remote_vms:)");
 }
 
 }  // namespace
