@@ -133,7 +133,9 @@ int main(int argc, char** argv) {
   r = ask("/ufab/tenant_set,999,1");
   ITEST_CHECK(has(r, "\"ok\":0") && has(r, "no tenant with vni 999"), "tenant_set unknown: %s", r.c_str());
   r = ask("/ufab/tenant_set,100,-2");
-  ITEST_CHECK(has(r, "\"ok\":0"), "tenant_set negative: %s", r.c_str());
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "guarantee must be 0..10000 Gb/s"), "tenant_set negative: %s", r.c_str());
+  r = ask("/ufab/tenant_set,100,20000");  // above what the file takes
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "guarantee must be 0..10000 Gb/s"), "tenant_set 20000: %s", r.c_str());
   r = ask("/ufab/tenant_set,4294967396,7");  // 2^32 + 100: not VNI 100
   ITEST_CHECK(has(r, "\"ok\":0") && has(r, "no tenant with vni 4294967396"), "tenant_set VNI past 32 bits: %s",
               r.c_str());
