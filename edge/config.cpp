@@ -31,9 +31,9 @@ const TenantCfg* EdgeConfig::tenant(uint32_t vni) const {
 size_t EdgeConfig::tenant_index(uint32_t vni) const { return static_cast<size_t>(tenant(vni) - tenants.data()); }
 
 ClassMapping EdgeConfig::weight_class_of(double guarantee_bps) const {
-  const WeightClassMap classes(WeightClassMap().class_weights(), weight_unit_bps);  // 1, 2, 4, ..., 128
-  if (!(guarantee_bps > 0)) return ClassMapping{0, classes.class_weights()[0], weight_unit_bps, INFINITY};
-  return classes.map(guarantee_bps);
+  if (!(guarantee_bps > 0) || !std::isfinite(guarantee_bps))
+    return ClassMapping{0, weight_classes.class_weights()[0], weight_unit_bps(), INFINITY};
+  return weight_classes.map(guarantee_bps);
 }
 
 namespace {
@@ -247,12 +247,25 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
                "queue_capacity", "flows_per_pair", "max_incoming", "seed", "window_gating", "sched_bypass", "pair_pacing",
                "pair_pacing_depth_us", "ack_sweep_us", "classify_cache",
                "probe_on_window_full", "probe_timeout_max_rtts", "token_round_max_share", "pair_poll_max_share",
-               "weight_unit_gbps"});
+               "weight_unit_gbps", "weight_span_gbps"});
   EdgeParams& e = c.params;
   const auto has = [&](const char* k) { return p[k].IsDefined() && !p[k].IsNull(); };
   const auto f = [](const char* k) { return std::string("params.") + k; };
   if (has("unit_bw_gbps")) e.unit_bw_Bps = real(w, p["unit_bw_gbps"], f("unit_bw_gbps"), 1e-3, 1000) * 1e9 / 8;
-  if (has("weight_unit_gbps")) c.weight_unit_bps = real(w, p["weight_unit_gbps"], f("weight_unit_gbps"), 1e-6, 1e4) * 1e9;
+  if (has("weight_unit_gbps")) {
+    const double unit = real(w, p["weight_unit_gbps"], f("weight_unit_gbps"), 1e-6, 1e4) * 1e9;
+    c.weight_classes = WeightClassMap(WeightClassMap().class_weights(), unit);
+  }
+  if (has("weight_span_gbps")) {
+    const YAML::Node sp = p["weight_span_gbps"];
+    if (has("weight_unit_gbps")) w.fail(sp, f("weight_span_gbps"), "give weight_unit_gbps or weight_span_gbps, not both");
+    if (!sp.IsSequence() || sp.size() != 2) w.fail(sp, f("weight_span_gbps"), "must be [lo, hi] in Gb/s");
+    const double lo = real(w, sp[0], f("weight_span_gbps[0]"), 1e-6, 1e4), hi = real(w, sp[1], f("weight_span_gbps[1]"), 1e-6, 1e4);
+    if (!(hi > lo) || hi / lo > kMaxClassWeight)
+      w.fail(sp, f("weight_span_gbps"), "needs lo < hi <= " + std::to_string(kMaxClassWeight) + " x lo");
+    c.weight_classes = WeightClassMap::spanning(lo * 1e9, hi * 1e9);
+    c.weight_span = true;
+  }
   if (has("eta")) e.eta = real(w, p["eta"], f("eta"), 0.01, 1.0);
   if (has("probe_every_bytes")) e.probe_every_bytes = u64(w, p["probe_every_bytes"], f("probe_every_bytes"), 64, 1u << 30);
   if (has("token_period_us")) c.token_period_ns = u64(w, p["token_period_us"], f("token_period_us"), 1, 1'000'000) * kUs;
@@ -410,11 +423,12 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
     if (c.tenants.empty()) w.fail(root, "tenants", "at least one tenant is needed");
     // Classes from guarantees (§4.1), against the unit of the file or the
     // smallest such guarantee.
-    if (const YAML::Node p = std::as_const(root)["params"]; !p.IsMap() || !p["weight_unit_gbps"] || p["weight_unit_gbps"].IsNull()) {
+    if (const YAML::Node p = std::as_const(root)["params"];
+        !c.weight_span && (!p.IsMap() || !p["weight_unit_gbps"] || p["weight_unit_gbps"].IsNull())) {
       double lo = INFINITY;
       for (const TenantCfg& t : c.tenants)
         if (t.weight_from_guarantee && t.guarantee_bps > 0) lo = std::min(lo, t.guarantee_bps);
-      if (std::isfinite(lo)) c.weight_unit_bps = lo;
+      if (std::isfinite(lo)) c.weight_classes = WeightClassMap(WeightClassMap().class_weights(), lo);
     }
     for (TenantCfg& t : c.tenants)
       if (t.weight_from_guarantee) t.weight_class = c.weight_class_of(t.guarantee_bps).cls;
@@ -509,7 +523,7 @@ std::string weight_classes_line(const EdgeConfig& c) {
   size_t from = 0, outside = 0;
   const TenantCfg* worst = nullptr;
   double worst_err = 0;
-  const double range_err = WeightClassMap().worst_case_rel_error() + 1e-9;
+  const double range_err = c.weight_classes.worst_case_rel_error() + 1e-9;
   for (const TenantCfg& t : c.tenants) {
     if (!t.weight_from_guarantee) continue;
     ++from;
@@ -521,8 +535,15 @@ std::string weight_classes_line(const EdgeConfig& c) {
     }
   }
   char b[320];
-  int n = std::snprintf(b, sizeof b, "weight classes: %zu tenant(s) from their guarantee (class c stands for 2^c x %.6g Gb/s)",
-                        from, c.weight_unit_bps / 1e9);
+  const WeightClassMap::Weights& cw = c.weight_classes.class_weights();
+  int n = c.weight_span
+              ? std::snprintf(b, sizeof b,
+                              "weight classes: %zu tenant(s) from their guarantee (the classes spread over %.6g..%.6g Gb/s, "
+                              "weights %u..%u)",
+                              from, c.weight_unit_bps() / 1e9, cw[kWeightClasses - 1] * c.weight_classes.unit() / 1e9, cw[0],
+                              cw[kWeightClasses - 1])
+              : std::snprintf(b, sizeof b, "weight classes: %zu tenant(s) from their guarantee (class c stands for 2^c x %.6g Gb/s)",
+                              from, c.weight_unit_bps() / 1e9);
   if (worst != nullptr)
     n += std::snprintf(b + n, sizeof b - static_cast<size_t>(n), ", largest error %+.1f%% (tenant %u: %.6g Gb/s in class %u)",
                        worst_err * 100, worst->vni, worst->guarantee_bps / 1e9, worst->weight_class);

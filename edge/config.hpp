@@ -125,11 +125,16 @@ struct EdgeConfig {
   // and token ticks; with one probe outstanding per L_w bytes a window-
   // limited pair then gets acks about once per RTT, in a lump.
   uint64_t ack_sweep_ns = 0;
-  // The guarantee WFQ weight class 0 stands for (params.weight_unit_gbps;
-  // default: the smallest positive guarantee of the tenants whose class
-  // follows their guarantee). Class c stands for 2^c times it, the
-  // scheduler's class weights 1, 2, 4, ..., 128 (sched/weight_class.hpp).
-  double weight_unit_bps = 1e9;
+  // The 8 WFQ classes' weights, which are the schedulers' class weights,
+  // and the guarantee (b/s) each stands for: by default 1, 2, 4, ..., 128
+  // times params.weight_unit_gbps (itself by default the smallest positive
+  // guarantee of the tenants whose class follows their guarantee); with
+  // params.weight_span_gbps: [lo, hi] spread geometrically over it
+  // (WeightClassMap::spanning), for a smaller error over a narrower range.
+  WeightClassMap weight_classes{WeightClassMap().class_weights(), 1e9};
+  bool weight_span = false;  // weight_span_gbps given
+  // The guarantee class 0 stands for.
+  double weight_unit_bps() const { return weight_classes.class_weights()[0] * weight_classes.unit(); }
   // The class of a tenant whose weight_class follows its guarantee: the
   // nearest in log space (§4.1: a VF's hose-model weight picks one of 8
   // weighted queues; design-notes §4.7), with the relative mapping error.

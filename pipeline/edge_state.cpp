@@ -107,6 +107,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
   tx_rings.assign(n_ports, nullptr);
 
   for (size_t t = 0; t < c.tenants.size(); ++t) sched.add_tenant(static_cast<uint32_t>(t), c.tenants[t].weight_class);
+  sched.set_class_weights(c.weight_classes);  // 1, 2, 4, ..., 128, or spread over params.weight_span_gbps
 
   for (const edge::HostCfg& h : c.hosts) {
     HostRoutes hr;

@@ -120,9 +120,12 @@ void fill_tenants(Edge& e, rte_tel_data* d) {
   std::vector<uint64_t> pairs(cfg.tenants.size()), backlog(cfg.tenants.size()), active(cfg.tenants.size());
   // The class as the schedulers hold it (every worker's is the same: the
   // control lcore moves them together), so a change shows once applied.
-  std::vector<uint32_t> cls(cfg.tenants.size());
+  std::vector<uint32_t> cls(cfg.tenants.size()), cls_weight(cfg.tenants.size());
   e.on_worker(0, [&](EdgeState& s) {
-    for (uint32_t t = 0; t < cls.size(); ++t) cls[t] = s.sched.tenant_class(t);
+    for (uint32_t t = 0; t < cls.size(); ++t) {
+      cls[t] = s.sched.tenant_class(t);
+      cls_weight[t] = s.sched.class_weight(cls[t]);
+    }
   });
   e.on_workers([&](EdgeState& s) {
     for (uint32_t p = 0; p < s.pairs.size(); ++p) {
@@ -143,6 +146,7 @@ void fill_tenants(Edge& e, rte_tel_data* d) {
     add_real(c, "guarantee_gbps", g / 1e9);
     add_real(c, "tokens_per_vm", g / 8.0 / cfg.params.unit_bw_Bps);
     rte_tel_data_add_dict_u64(c, "weight_class", cls[t]);
+    rte_tel_data_add_dict_u64(c, "class_weight", cls_weight[t]);
     // auto: its guarantee in units of weight_unit_gbps, mapped to the nearest
     // class (§4.1); weight_error = class weight / that - 1.
     const bool from_guarantee = e.control.weight_from_guarantee[t];

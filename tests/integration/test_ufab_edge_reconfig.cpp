@@ -184,14 +184,16 @@ int main(int argc, char** argv) {
   // shown is the worker's scheduler's.
   const auto tenant100 = [&](const char* cls, const char* from, const char* when) {
     const std::string t = ask("/ufab/tenants");
-    const std::string want = std::string("\"weight_class\":") + cls + ",\"weight_class_from\":\"" + from + "\"";
+    // class c has weight 2^c (no weight_span_gbps)
+    const std::string want = std::string("\"weight_class\":") + cls + ",\"class_weight\":" +
+                             std::to_string(1u << std::stoi(cls)) + ",\"weight_class_from\":\"" + from + "\"";
     ITEST_CHECK(has(t.substr(0, t.find("tenant200")), want), "%s: tenant 100 %s: %s", when, want.c_str(), t.c_str());
     balanced(when);
     return t;
   };
   r = tenant100("1", "config", "classes at start");
   ITEST_CHECK(has(r, "\"tenant200\":{\"vni\":200,\"guarantee_gbps\":\"1\",\"tokens_per_vm\":\"1\",\"weight_class\":0,"
-                     "\"weight_class_from\":\"guarantee\",\"weight_error\":\"0\""),
+                     "\"class_weight\":1,\"weight_class_from\":\"guarantee\",\"weight_error\":\"0\""),
               "tenant 200 from its guarantee: %s", r.c_str());
   r = ask("/ufab/tenant_class,100,4");
   ITEST_CHECK(has(r, "\"ok\":1") && has(r, "\"weight_class\":4,\"weight_class_from\":\"config\",\"moved\":1"),

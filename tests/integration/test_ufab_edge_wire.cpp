@@ -22,7 +22,8 @@
 //     any two backlogged flows: |S_A/w_A - S_B/w_B| <= L/w_A + L/w_B, i.e.
 //     |2 S_A - S_B| <= 3L with L = 1054 B. Again with the classes from the
 //     tenants' guarantees, 1 and 4 Gb/s (classes 0 and 2, weights 1 and 4):
-//     |4 S_A - S_B| <= 5L.
+//     |4 S_A - S_B| <= 5L; and with the classes spread over [1, 10] Gb/s,
+//     guarantees of 1 and 10 (weights 409 and 4090): |10 S_A - S_B| <= 11L.
 //  3. 2x overload: 78 frames offered to a pair whose window admits 23 and
 //     whose flow FIFO holds 16 (twice the 39 the edge can take); 5 frames
 //     to a VM with no pair; a response on the VM port (spoofing). Exactly:
@@ -176,11 +177,12 @@ void window_gating(const std::string& dir) {
 
 // Tenants 100 and 200 (one pair each), both backlogged: while both are,
 // the bytes split 1:k (k: tenant 200's WFQ weight over tenant 100's).
-void shares(const std::string& dir, const std::string& name, const std::string& tenants, int k) {
+void shares(const std::string& dir, const std::string& name, const std::string& tenants, int k,
+            const std::string& params = "") {
   const std::string vms = kOneVm + "  - {name: a2, id: 2, tenant: 200, mac: \"02:00:00:00:0a:02\", ip: 192.168.0.1, port: 1}\n";
   const std::string remotes = kOneRemote + "  - {name: b2, id: 12, tenant: 200, ip: 192.168.0.2, host: hB}\n";
   constexpr size_t n = 300;
-  Run r = run(dir, name, config("  queue_capacity: 1024\n  flows_per_pair: 1\n", tenants, vms, 100000, remotes),
+  Run r = run(dir, name, config("  queue_capacity: 1024\n  flows_per_pair: 1\n" + params, tenants, vms, 100000, remotes),
               frames(kA1, kB1, n, 3), frames(kA1, kB1, n, 5));
   if (!r.ok) return;
   // The backlogged interval: up to the last data frame of the tenant served faster.
@@ -269,6 +271,11 @@ int main(int argc, char** argv) {
   // Classes from the guarantees (§4.1): 1 and 4 Gb/s, the unit 1 Gb/s, so
   // classes 0 and 2 (weights 1 and 4).
   shares(dir, "wfq_auto", "  - {vni: 100, guarantee_gbps: 1}\n  - {vni: 200, guarantee_gbps: 4}\n", 4);
+  // The classes spread over [1, 10] Gb/s (weights 409 .. 4090): guarantees
+  // of 1 and 10 Gb/s are classes 0 and 7, exactly 1:10 (powers of two would
+  // give 1:8).
+  shares(dir, "wfq_span", "  - {vni: 100, guarantee_gbps: 1}\n  - {vni: 200, guarantee_gbps: 10}\n", 10,
+         "  weight_span_gbps: [1, 10]\n");
   overload(dir);
   mbuf_exhaustion(dir);
   if (itest::g_failures == 0) {

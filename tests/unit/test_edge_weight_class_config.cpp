@@ -48,7 +48,7 @@ TEST(EdgeWeightClass, FromTheGuaranteeAgainstTheSmallestOne) {
   const EdgeConfig c = parse_config(config("  seed: 1\n", kTenants), "t.yaml");
   // Unit: the smallest guarantee whose class follows it, 0.5 Gb/s (tenant
   // 400's 4 is given a class and does not count).
-  EXPECT_DOUBLE_EQ(c.weight_unit_bps, 0.5e9);
+  EXPECT_DOUBLE_EQ(c.weight_unit_bps(), 0.5e9);
   // 1 / 0.5 = 2 units: class 1; 4 units: class 2; 1 unit: class 0.
   EXPECT_EQ(c.tenants[0].weight_class, 1u);
   EXPECT_EQ(c.tenants[1].weight_class, 2u);
@@ -73,7 +73,7 @@ TEST(EdgeWeightClass, AGivenUnitAndGuaranteesOutsideTheRange) {
              "  - {vni: 300, guarantee_gbps: 200}\n  - {vni: 400, guarantee_gbps: 0}\n"
              "  - {vni: 500, guarantee_gbps: 2.8}\n"),
       "t.yaml");
-  EXPECT_DOUBLE_EQ(c.weight_unit_bps, 1e9);
+  EXPECT_DOUBLE_EQ(c.weight_unit_bps(), 1e9);
   EXPECT_EQ(c.tenants[0].weight_class, 0u);
   // 0.25 units: below class 0, which stands for 1: error 1/0.25 - 1 = +300%.
   EXPECT_EQ(c.tenants[1].weight_class, 0u);
@@ -95,9 +95,39 @@ TEST(EdgeWeightClass, AGivenUnitAndGuaranteesOutsideTheRange) {
 
 TEST(EdgeWeightClass, EveryGuaranteeOfTheSameSizeIsClassZero) {
   const EdgeConfig c = parse_config(config("  seed: 1\n", "  - {vni: 100, guarantee_gbps: 2}\n  - {vni: 200, guarantee_gbps: 2}\n"), "t.yaml");
-  EXPECT_DOUBLE_EQ(c.weight_unit_bps, 2e9);
+  EXPECT_DOUBLE_EQ(c.weight_unit_bps(), 2e9);
   EXPECT_EQ(c.tenants[0].weight_class, 0u);
   EXPECT_EQ(c.tenants[1].weight_class, 0u);
+}
+
+TEST(EdgeWeightClass, ClassesSpreadOverASpan) {
+  // [1, 10] Gb/s: base = floor(4096 / 10) = 409, ratio 10^(1/7); weights
+  // round(409 * 10^(i/7)): 409, 568, 790, 1097, 1525, 2118, 2944, 4090, each
+  // standing for weight / 409 Gb/s.
+  const EdgeConfig c = parse_config(
+      config("  weight_span_gbps: [1, 10]\n",
+             "  - {vni: 100, guarantee_gbps: 1}\n  - {vni: 200, guarantee_gbps: 3}\n  - {vni: 300, guarantee_gbps: 10}\n"
+             "  - {vni: 400, guarantee_gbps: 5}\n  - {vni: 500, guarantee_gbps: 2, weight_class: 6}\n"),
+      "t.yaml");
+  const ufab::WeightClassMap::Weights want = {409, 568, 790, 1097, 1525, 2118, 2944, 4090};
+  EXPECT_EQ(c.weight_classes.class_weights(), want);
+  EXPECT_TRUE(c.weight_span);
+  EXPECT_DOUBLE_EQ(c.weight_unit_bps(), 1e9);
+  EXPECT_EQ(c.tenants[0].weight_class, 0u);
+  // 3 Gb/s = 1227 / 409: below sqrt(1097 * 1525) = 1293, class 3; error
+  // 1097 / 1227 - 1 = -10.6%.
+  EXPECT_EQ(c.tenants[1].weight_class, 3u);
+  EXPECT_NEAR(c.weight_class_of(3e9).rel_error, 1097.0 / 1227 - 1, 1e-12);
+  EXPECT_EQ(c.tenants[2].weight_class, 7u);
+  // 5 Gb/s = 2045: above sqrt(1525 * 2118) = 1797, class 5, error +3.6%.
+  EXPECT_EQ(c.tenants[3].weight_class, 5u);
+  EXPECT_EQ(c.tenants[4].weight_class, 6u);
+  EXPECT_EQ(weight_classes_line(c),
+            "weight classes: 4 tenant(s) from their guarantee (the classes spread over 1..10 Gb/s, weights 409..4090), "
+            "largest error -10.6% (tenant 200: 3 Gb/s in class 3), 1 given in the file");
+  // Within the span the error stays below 17.9%, from the widest step after
+  // rounding, 790 / 568 (vs 41.4% for powers of two).
+  EXPECT_NEAR(c.weight_classes.worst_case_rel_error(), std::sqrt(790.0 / 568) - 1, 1e-12);
 }
 
 TEST(EdgeWeightClass, BadValuesNameFileLineAndField) {
@@ -109,6 +139,16 @@ TEST(EdgeWeightClass, BadValuesNameFileLineAndField) {
             "t.yaml:5:49: tenants[0].weight_class: '-1' is not a class 0..7 or auto");
   EXPECT_EQ(error_of(config("  weight_unit_gbps: 0\n", "  - {vni: 100, guarantee_gbps: 1}\n")),
             "t.yaml:3:21: params.weight_unit_gbps: '0' is out of range [1e-06, 10000]");
+  const std::string one = "  - {vni: 100, guarantee_gbps: 1}\n";
+  EXPECT_EQ(error_of(config("  weight_span_gbps: 10\n", one)), "t.yaml:3:21: params.weight_span_gbps: must be [lo, hi] in Gb/s");
+  EXPECT_EQ(error_of(config("  weight_span_gbps: [10, 1]\n", one)),
+            "t.yaml:3:21: params.weight_span_gbps: needs lo < hi <= 4096 x lo");
+  EXPECT_EQ(error_of(config("  weight_span_gbps: [1, 5000]\n", one)),
+            "t.yaml:3:21: params.weight_span_gbps: needs lo < hi <= 4096 x lo");
+  EXPECT_EQ(error_of(config("  weight_span_gbps: [0, 1]\n", one)),
+            "t.yaml:3:22: params.weight_span_gbps[0]: '0' is out of range [1e-06, 10000]");
+  EXPECT_EQ(error_of(config("  weight_unit_gbps: 1\n  weight_span_gbps: [1, 10]\n", one)),
+            "t.yaml:4:21: params.weight_span_gbps: give weight_unit_gbps or weight_span_gbps, not both");
 }
 
 // diff_config against a file on disk: the running text, the live values.
