@@ -12,6 +12,7 @@ std::string_view to_string(CoreDrop d) {
     case CoreDrop::tx_full: return "tx_full";
     case CoreDrop::oversize: return "oversize";
     case CoreDrop::no_room: return "no_room";
+    case CoreDrop::link_down: return "link_down";
     case CoreDrop::count_: break;
   }
   return "?";

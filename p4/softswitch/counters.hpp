@@ -16,9 +16,10 @@ namespace ufab::core {
 
 enum class CoreDrop : uint8_t {
   queue_full,  // egress queue above --queue-bytes
-  tx_full,     // the PMD did not take the frame
+  tx_full,     // the PMD did not take the frame, its link up (or not known)
   oversize,    // multi-segment mbuf or frame above the per-lcore buffer
   no_room,     // a failure notice needed more tailroom than the mbuf had
+  link_down,   // the PMD did not take the frame and the port's link is down (its peer is gone)
   count_,
 };
 inline constexpr size_t kCoreDrops = static_cast<size_t>(CoreDrop::count_);

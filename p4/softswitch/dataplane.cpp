@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "edge/dpdk/port.hpp"
 #include "edge/dpdk/timer_slack.hpp"
 
 namespace ufab::core {
@@ -106,10 +107,15 @@ uint32_t Dataplane::transmit(uint16_t port, Nanos now) {
   uint64_t bytes = 0;
   for (uint16_t i = 0; i < n; ++i) bytes += rte_pktmbuf_pkt_len(pkts[i]);
   const uint16_t sent = rte_eth_tx_burst(port, 0, pkts, n);
-  for (uint16_t i = sent; i < n; ++i) {
-    bytes -= rte_pktmbuf_pkt_len(pkts[i]);
-    stats_.drop(CoreDrop::tx_full);
-    rte_pktmbuf_free(pkts[i]);
+  if (unlikely(sent < n)) {
+    // Refused: its link, read only now, tells a gone peer (a memif peer
+    // that exited, a VM that left) from a full ring.
+    const CoreDrop why = dpdk::link_up_now(port) == false ? CoreDrop::link_down : CoreDrop::tx_full;
+    for (uint16_t i = sent; i < n; ++i) {
+      bytes -= rte_pktmbuf_pkt_len(pkts[i]);
+      stats_.drop(why);
+      rte_pktmbuf_free(pkts[i]);
+    }
   }
   PortStats& ps = stats_.ports[port];
   ps.tx += sent;

@@ -10,7 +10,10 @@
 //     VM port (its link events said down), not as tx_full, and goes on.
 //  3. VM b connects again; a (a third time) sends 25 frames, which reach b
 //     unchanged.
-// Checked besides: each link change is logged and counted (edge B: 4, A: 6,
+//  4. Edge B exits; a (a fourth time) sends 15 frames: the switch drops
+//     each, and A's finishes, as link_down on its port to B (the memif peer
+//     is gone), not as tx_full.
+// Checked besides: each link change is logged and counted (edge B: 4, A: 8,
 // in /ufab/stats and the final report), /ufab/stats reads the link as it
 // is, nothing else is dropped, and both edges conserve every frame and exit
 // cleanly.
@@ -38,7 +41,7 @@ namespace {
 using namespace ufab::itest;
 
 constexpr uint32_t kVmA = 0xc0a80001, kVmB = 0xc0a80002;
-constexpr size_t kPhase1 = 30, kPhase2 = 20, kPhase3 = 25;
+constexpr size_t kPhase1 = 30, kPhase2 = 20, kPhase3 = 25, kPhase4 = 15;
 
 std::string config(const char* me, const char* peer, const char* my_mac, const char* peer_mac, int my_id, int peer_id,
                    const char* label, const char* vm_ip, const char* peer_vm_ip) {
@@ -113,9 +116,9 @@ int main(int argc, char** argv) {
                                      "192.168.0.2", "192.168.0.1"));
   // VM a's frames of each phase: other flows and sizes, so that a frame of
   // one phase cannot pass for one of another.
-  std::vector<Frame> phase[3];
-  const size_t counts[3] = {kPhase1, kPhase2, kPhase3};
-  for (size_t k = 0; k < 3; ++k) {
+  std::vector<Frame> phase[4];
+  const size_t counts[4] = {kPhase1, kPhase2, kPhase3, kPhase4};
+  for (size_t k = 0; k < 4; ++k) {
     for (size_t i = 0; i < counts[k]; ++i)
       phase[k].push_back(vm_frame(kVmA, kVmB, static_cast<uint16_t>(1000 * (k + 1) + i % 4), 100 + 7 * i + k,
                                   static_cast<uint8_t>(k + 1)));
@@ -205,12 +208,20 @@ int main(int argc, char** argv) {
   ITEST_CHECK(same_frames(phase[2], read_pcap(dir + "/b3_out.pcap")), "phase 3: VM b got VM a's frames unchanged");
   ITEST_CHECK(wait_until([&] { return b_port0("link_changes") == 4; }, 10), "edge B: 4 link changes");
 
-  // A (its stop sends finish through the switch), then B, then the switch.
   const auto stop = [](int pid) {
     kill(pid, SIGTERM);
     return wait_with_deadline(pid, 30);
   };
-  const RunResult ra = stop(pid_a), rb = stop(pid_b), rc = stop(sw.pid);
+  // 4. Edge B gone: the switch drops what comes for it as link_down.
+  const RunResult rb = stop(pid_b);
+  std::erase(g_pids, pid_b);
+  const size_t sent = kPhase1 + kPhase2 + kPhase3 + kPhase4;
+  vm_a = start_vm("A", dir + "/a4.pcap", dir + "/a4_out.pcap");
+  ITEST_CHECK(wait_until([&] { return json_number(telemetry(pa, "/ufab/stats"), "encapsulated") == static_cast<long long>(sent); }, 20),
+              "phase 4: edge A sent VM a's frames to the switch");
+  stop_vm(vm_a);
+  // A (its stop sends finish through the switch, to B's port too), then the switch.
+  const RunResult ra = stop(pid_a), rc = stop(sw.pid);
   g_pids.clear();
   for (const std::string& p : prefixes) remove_dpdk_runtime(p);
 
@@ -227,16 +238,25 @@ int main(int argc, char** argv) {
               "/ufab/stats while VM b was gone: link down, followed by events, no tx_full");
 
   auto fa = parse_line(out_a, "ufab-edge final "), fb = parse_line(out_b, "ufab-edge final ");
-  const size_t sent = kPhase1 + kPhase2 + kPhase3;
   ITEST_CHECK(fa["conserved"] == 1 && fa["dropped"] == 0 && fa["queued"] == 0 && fa["encap"] == sent,
-              "edge A: every frame of the three VM runs sent (encap %llu of %zu)",
+              "edge A: every frame of the four VM runs sent (encap %llu of %zu)",
               static_cast<unsigned long long>(fa["encap"]), sent);
-  ITEST_CHECK(fb["conserved"] == 1 && fb["decap"] == sent && fb["dropped"] == kPhase2 && fb["drop.link_down"] == kPhase2 &&
+  const size_t to_b = sent - kPhase4;
+  ITEST_CHECK(fb["conserved"] == 1 && fb["decap"] == to_b && fb["dropped"] == kPhase2 && fb["drop.link_down"] == kPhase2 &&
                   fb["drop.tx_full"] == 0,
               "edge B: conserved, every frame decapsulated, only phase 2's dropped, as link_down");
   auto pb0 = parse_line(out_b, "ufab-edge port=0 "), pa0 = parse_line(out_a, "ufab-edge port=0 ");
   ITEST_CHECK(pb0["tx"] == kPhase1 + kPhase3 && pb0["drop.link_down"] == kPhase2, "edge B's VM port: tx and link_down");
-  ITEST_CHECK(pa0["rx"] == sent, "edge A's VM port: every frame of the three VM runs received");
+  ITEST_CHECK(pa0["rx"] == sent, "edge A's VM port: every frame of the four VM runs received");
+  // The switch: phase 4's frames (and A's finishes) to B's port as
+  // link_down, none as tx_full; every frame accounted for.
+  const std::string out_c = read_file(dir + "/c.out");
+  auto fc = parse_line(out_c, "ufab-core final ");
+  std::printf("switch:\n%s", out_c.c_str());
+  ITEST_CHECK(fc["drop.link_down"] >= kPhase4 && fc["drop.tx_full"] == 0 && fc["rx"] > 0 &&
+                  fc["rx"] == fc["tx"] + fc["queued"] + fc["dropped"],
+              "the switch: link_down %llu (want >= %zu), tx_full %llu", static_cast<unsigned long long>(fc["drop.link_down"]),
+              kPhase4, static_cast<unsigned long long>(fc["drop.tx_full"]));
   // The report's pmd lines: the VM port down at the end, followed by its
   // events; the memif port up, polled (memif raises none), B's once down:
   // B started before the switch, its memif server's peer.
@@ -248,7 +268,7 @@ int main(int argc, char** argv) {
   const auto ends_with = [](const std::string& line, const std::string& tail) {
     return line.size() >= tail.size() && line.compare(line.size() - tail.size(), tail.size(), tail) == 0;
   };
-  ITEST_CHECK(ends_with(pmd_line(out_a, 0), " link=down link_watch=events link_changes=6") &&
+  ITEST_CHECK(ends_with(pmd_line(out_a, 0), " link=down link_watch=events link_changes=8") &&
                   ends_with(pmd_line(out_a, 1), " link=up link_watch=polled link_changes=0"),
               "edge A's report: '%s' / '%s'", pmd_line(out_a, 0).c_str(), pmd_line(out_a, 1).c_str());
   ITEST_CHECK(ends_with(pmd_line(out_b, 0), " link=down link_watch=events link_changes=4") &&
@@ -261,6 +281,6 @@ int main(int argc, char** argv) {
   };
   const std::string down = "port 0 (net_vhost0, VM side): link down", up = "port 0 (net_vhost0, VM side): link up";
   ITEST_CHECK(count(err_b, down) == 2 && count(err_b, up) == 2, "edge B logs each change of its VM port");
-  ITEST_CHECK(count(err_a, down) == 3 && count(err_a, up) == 3, "edge A logs each change of its VM port");
+  ITEST_CHECK(count(err_a, down) == 4 && count(err_a, up) == 4, "edge A logs each change of its VM port");
   return conclude(dir, "ufab_edge_vhost_vms: VMs on vhost-user left and came back; nothing lost unaccounted");
 }
