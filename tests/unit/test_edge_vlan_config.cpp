@@ -14,13 +14,7 @@ using ufab::edge::EdgeConfig;
 using ufab::edge::parse_config;
 
 std::string config(const std::string& tenants, const std::string& vms) {
-  return "edge: {fabric_port: 1, ip: 10.0.0.1, mac: \"02:00:00:00:00:01\"}\n"
-         "tenants:\n" + tenants +
-         "vms:\n" + vms +
-         "hosts:\n"
-         "  - {name: hB, ip: 10.0.0.2, mac: \"02:00:00:00:00:02\", base_rtt_us: 20, paths: [[1]]}\n"
-         "remote_vms:\n"
-         "  - {name: b1, id: 9, tenant: 100, ip: 192.168.0.2, host: hB}\n";
+  return ufab::edge::testing::small_config("", tenants, vms);
 }
 
 const std::string kTwoTenants =

@@ -25,16 +25,10 @@ using ufab::edge::parse_config;
 using ufab::edge::testing::error_of;
 using ufab::pipeline::TenantChange;
 
+// Tenants of one local VM, a1 of tenant 100.
 std::string config(const std::string& params, const std::string& tenants) {
-  return "edge: {fabric_port: 1, ip: 10.0.0.1, mac: \"02:00:00:00:00:01\"}\n"
-         "params:\n" + params +
-         "tenants:\n" + tenants +
-         "vms:\n"
-         "  - {name: a1, id: 1, tenant: 100, mac: \"02:00:00:00:0a:01\", ip: 192.168.0.1, port: 0}\n"
-         "hosts:\n"
-         "  - {name: hB, ip: 10.0.0.2, mac: \"02:00:00:00:00:02\", base_rtt_us: 20, paths: [[1]]}\n"
-         "remote_vms:\n"
-         "  - {name: b1, id: 9, tenant: 100, ip: 192.168.0.2, host: hB}\n";
+  return ufab::edge::testing::small_config(
+      params, tenants, "  - {name: a1, id: 1, tenant: 100, mac: \"02:00:00:00:0a:01\", ip: 192.168.0.1, port: 0}\n");
 }
 
 const std::string kTenants =
