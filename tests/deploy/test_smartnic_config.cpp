@@ -24,6 +24,12 @@ TEST(SmartnicConfig, LoadsWithTheEdgeLoader) {
   EXPECT_EQ(cfg.tenants[0].vni, 100u);
   EXPECT_DOUBLE_EQ(cfg.tenants[0].guarantee_bps, 5e9);
   EXPECT_DOUBLE_EQ(cfg.tenants[1].guarantee_bps, 2e9);
+  // Classes from the guarantees, over weight_span_gbps [1, 10] (weights 409,
+  // 568, 790, 1097, 1525, 2118, 2944, 4090 for weight / 409 Gb/s): 5 Gb/s
+  // is 2045, nearest 2118 (class 5); 2 Gb/s is 818, nearest 790 (class 2).
+  EXPECT_TRUE(cfg.tenants[0].weight_from_guarantee);
+  EXPECT_EQ(cfg.tenants[0].weight_class, 5u);
+  EXPECT_EQ(cfg.tenants[1].weight_class, 2u);
   // 5 Gb/s / B_u (1 Gb/s = 125e6 B/s) = 5 tokens; 2 Gb/s -> 2 tokens.
   EXPECT_DOUBLE_EQ(cfg.tenants[0].tokens(125e6), 5.0);
   EXPECT_DOUBLE_EQ(cfg.tenants[1].tokens(125e6), 2.0);
