@@ -131,8 +131,8 @@ class RealEdge(unittest.TestCase):
         self.assertNotIn("weight_error", t[100])
         rc, out, _ = ufabctl(*self.p, "tenants")
         self.assertEqual(rc, 0)
-        self.assertRegex(out, r"(?m)^vni\s+guarantee_gbps\s+tokens_per_vm\s+class\s+pairs\s+active\s+backlog_B$")
-        self.assertRegex(out, r"(?m)^100\s+2\s+2\s+1\s+72\s")
+        self.assertRegex(out, r"(?m)^vni\s+guarantee_gbps\s+tokens_per_vm\s+class\s+weight\s+pairs\s+active\s+backlog_B$")
+        self.assertRegex(out, r"(?m)^100\s+2\s+2\s+1\s+2\s+72\s")  # class 1: weight 2
 
     def test_paths(self):
         p = self.ctl_json("paths")
@@ -229,7 +229,7 @@ class RealEdge(unittest.TestCase):
         self.ctl_json("tenant-set", "200", "3")
         rc, out, _ = ufabctl(*self.p, "tenants")
         self.assertEqual(rc, 0)
-        self.assertRegex(out, r"(?m)^200\s+3\s+3\s+2 auto \(\+33\.3%\)\s+2\s")
+        self.assertRegex(out, r"(?m)^200\s+3\s+3\s+2 auto \(\+33\.3%\)\s+4\s+2\s")
         rc, _, err = ufabctl(*self.p, "tenant-class", "999", "1")
         self.assertEqual(rc, 1)
         self.assertIn("no tenant with vni 999", err)
