@@ -14,7 +14,6 @@
 #include <sstream>
 #include <string_view>
 #include <tuple>
-#include <utility>
 
 #include "control/vm_pair.hpp"
 #include "probe/wire.hpp"
@@ -255,6 +254,7 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
   if (has("weight_unit_gbps")) {
     const double unit = real(w, p["weight_unit_gbps"], f("weight_unit_gbps"), 1e-6, 1e4) * 1e9;
     c.weight_classes = WeightClassMap(WeightClassMap().class_weights(), unit);
+    c.weight_unit_given = true;
   }
   if (has("weight_span_gbps")) {
     const YAML::Node sp = p["weight_span_gbps"];
@@ -423,8 +423,7 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
     if (c.tenants.empty()) w.fail(root, "tenants", "at least one tenant is needed");
     // Classes from guarantees (§4.1), against the unit of the file or the
     // smallest such guarantee.
-    if (const YAML::Node p = std::as_const(root)["params"];
-        !c.weight_span && (!p.IsMap() || !p["weight_unit_gbps"] || p["weight_unit_gbps"].IsNull())) {
+    if (!c.weight_span && !c.weight_unit_given) {
       double lo = INFINITY;
       for (const TenantCfg& t : c.tenants)
         if (t.weight_from_guarantee && t.guarantee_bps > 0) lo = std::min(lo, t.guarantee_bps);

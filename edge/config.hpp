@@ -132,7 +132,8 @@ struct EdgeConfig {
   // params.weight_span_gbps: [lo, hi] spread geometrically over it
   // (WeightClassMap::spanning), for a smaller error over a narrower range.
   WeightClassMap weight_classes{WeightClassMap().class_weights(), 1e9};
-  bool weight_span = false;  // weight_span_gbps given
+  bool weight_span = false;          // weight_span_gbps given
+  bool weight_unit_given = false;    // weight_unit_gbps given
   // The guarantee class 0 stands for.
   double weight_unit_bps() const { return weight_classes.class_weights()[0] * weight_classes.unit(); }
   // The class of a tenant whose weight_class follows its guarantee: the

@@ -121,13 +121,12 @@ void fill_tenants(Edge& e, rte_tel_data* d) {
   // The class as the schedulers hold it (every worker's is the same: the
   // control lcore moves them together), so a change shows once applied.
   std::vector<uint32_t> cls(cfg.tenants.size()), cls_weight(cfg.tenants.size());
-  e.on_worker(0, [&](EdgeState& s) {
-    for (uint32_t t = 0; t < cls.size(); ++t) {
-      cls[t] = s.sched.tenant_class(t);
-      cls_weight[t] = s.sched.class_weight(cls[t]);
-    }
-  });
   e.on_workers([&](EdgeState& s) {
+    if (s.worker == 0)
+      for (uint32_t t = 0; t < cls.size(); ++t) {
+        cls[t] = s.sched.tenant_class(t);
+        cls_weight[t] = s.sched.class_weight(cls[t]);
+      }
     for (uint32_t p = 0; p < s.pairs.size(); ++p) {
       const uint32_t t = s.meta[p].tenant;
       ++pairs[t];

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <ctime>
+#include <optional>
 
 #include "edge/dpdk/port.hpp"
 #include "edge/dpdk/timer_slack.hpp"
@@ -157,9 +158,9 @@ void Dataplane::scenario_step(const LoopConfig& cfg, Nanos now, size_t& next_eve
   if (cfg.watch_links && now >= next_link_check) {
     next_link_check = now + kMs;
     for (uint16_t p = 0; p < ports_.size(); ++p) {
-      rte_eth_link link{};
-      if (rte_eth_link_get_nowait(p, &link) != 0) continue;
-      const int8_t up = link.link_status == RTE_ETH_LINK_UP ? 1 : 0;
+      const std::optional<bool> now_up = dpdk::link_up_now(p);
+      if (!now_up) continue;
+      const int8_t up = *now_up ? 1 : 0;
       // Follow changes only once the link was up: a peer that has not
       // connected yet is not a failure.
       if (link_[p] == 1 && up == 0) {
