@@ -124,6 +124,8 @@ struct HierSchedulerCounters {
   uint64_t dropped_full = 0;     // enqueue() on a full flow FIFO or an exhausted pool
   uint64_t dropped_invalid = 0;  // unknown pair/flow, len 0 or len > kMaxPacketLen
   uint64_t bypassed = 0;         // sent on arrival without queuing (try_bypass; also in enqueued and dequeued)
+  uint64_t flushed = 0;          // packets flush_pair() took out (a pair being removed; also in enqueued)
+  uint64_t flushed_bytes = 0;
 };
 
 enum class PairState : uint8_t {
@@ -285,6 +287,47 @@ class HierScheduler {
     pairs_[pair] = Pair{};
     pace_.reset(pair);
     return true;
+  }
+  // Takes every packet the pair holds out of its flows, oldest first per
+  // flow and the flows in their round's order, handing each to
+  // drop(Pkt&&, uint32_t len), and leaves the pair idle with nothing in
+  // flight: the first step of removing a pair that still has backlog (a
+  // remote VM gone at runtime; remove_pair() then succeeds). Out of its
+  // tenant's round, the pace heap and the window's parking lot, whichever
+  // held it; the counts balance with the packets counted as flushed.
+  // Control path. Returns the packets flushed.
+  template <typename F>
+  uint32_t flush_pair(uint32_t pair, F&& drop) {
+    if (!has_pair(pair)) return 0;
+    Pair& pr = pairs_[pair];
+    if (pr.state == PairState::kActive) deactivate_pair(pair, PairState::kIdle);
+    pace_.unpark(pair);  // kPaced
+    uint32_t n = 0;
+    Flow* const fl = pair_flows(pair);
+    for (uint16_t f = pr.flow_head; f != kNone16;) {
+      Flow& flow = fl[f];
+      Link at = flow.link;
+      for (uint16_t k = 0; k < flow.count; ++k) {
+        Desc& d = descs_[at.next];
+        const uint32_t di = at.next, len = at.len;
+        at = d.link;
+        drop(std::move(d.pkt), len);
+        d.pkt = Pkt{};
+        d.link.next = free_;
+        free_ = di;
+        ++ctr_.flushed;
+        ctr_.flushed_bytes += len;
+        ++n;
+      }
+      const uint16_t next = flow.next;
+      flow = Flow{};
+      f = next;
+    }
+    pr.flow_head = kNone16;
+    pr.backlog_bytes = 0;
+    pr.inflight = 0;
+    pr.state = PairState::kIdle;
+    return n;
   }
   // bytes is clamped to kMaxWindow.
   bool set_window(uint32_t pair, uint64_t bytes) {
@@ -498,8 +541,8 @@ class HierScheduler {
     if (pair < cfg_.max_pairs) __builtin_prefetch(&pairs_[pair]);
   }
 
-  uint64_t backlog_packets() const { return ctr_.enqueued - ctr_.dequeued; }
-  uint64_t backlog_bytes() const { return ctr_.enqueued_bytes - ctr_.dequeued_bytes; }
+  uint64_t backlog_packets() const { return ctr_.enqueued - ctr_.dequeued - ctr_.flushed; }
+  uint64_t backlog_bytes() const { return ctr_.enqueued_bytes - ctr_.dequeued_bytes - ctr_.flushed_bytes; }
   const HierSchedulerCounters& counters() const { return ctr_; }
   const HierSchedulerConfig& config() const { return cfg_; }
 

@@ -86,6 +86,18 @@ class PairPacing {
     place(i, pair);
     sift_up(i);
   }
+  // Takes a parked pair out of the heap, wherever it sits (a pair being
+  // flushed, HierScheduler::flush_pair); nothing when it is not parked.
+  void unpark(uint32_t pair) {
+    const uint32_t i = pos_[pair];
+    if (i == kNotParked) return;
+    pos_[pair] = kNotParked;
+    if (--n_ == i) return;  // it was the last
+    const uint32_t last = heap_[n_];  // into the hole: up if it is earlier than its parent, else down
+    place(i, last);
+    sift_up(i);
+    if (pos_[last] == i) sift_down(i);
+  }
   // Pops the parked pair with the least (eligible_at, id) if it is due at
   // now. False when none is due.
   bool release(uint64_t now, uint32_t& pair) {

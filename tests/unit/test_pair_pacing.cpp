@@ -122,6 +122,42 @@ TEST(PairPacing, HeapReleasesByTimeThenPairId) {
   EXPECT_FALSE(p.is_parked(4));
 }
 
+// unpark takes a pair out of the heap wherever it sits; the others leave
+// in (time, id) order as before.
+TEST(PairPacing, UnparkKeepsTheHeapOrder) {
+  PairPacing p(16, 0);
+  for (uint32_t i = 0; i < 16; ++i) p.set_rate(i, 1e6);
+  // Pair i is due at (16 - i) * 10 us: the heap holds them in reverse.
+  for (uint32_t i = 0; i < 16; ++i) {
+    p.charge(i, (16 - i) * 10, 0);
+    p.park(i);
+  }
+  for (const uint32_t gone : {15u, 0u, 7u, 9u}) p.unpark(gone);  // the root, the last, two inside
+  p.unpark(7);  // not parked any more: nothing
+  EXPECT_EQ(p.parked(), 12u);
+  EXPECT_FALSE(p.is_parked(7));
+  std::vector<uint32_t> order;
+  for (uint32_t got = 0; p.release(UINT64_MAX - 1, got);) order.push_back(got);
+  EXPECT_EQ(order, (std::vector<uint32_t>{14, 13, 12, 11, 10, 8, 6, 5, 4, 3, 2, 1}));
+}
+
+// A paced pair waiting in the heap is flushed out of it: it is not released later.
+TEST(SchedulerPacing, FlushedPairLeavesThePaceHeap) {
+  Sched s(config());
+  ASSERT_TRUE(s.add_tenant(0, 0));
+  ASSERT_TRUE(s.add_pair(1, 0, kBigWindow));
+  ASSERT_TRUE(s.add_pair(2, 0, kBigWindow));
+  ASSERT_TRUE(s.set_pair_rate(1, 1e6));
+  fill(s, 1, 3);
+  fill(s, 2, 1);
+  EXPECT_EQ(burst(s, 0), (std::vector<uint32_t>{1, 2}));
+  ASSERT_EQ(s.pair_state(1), PairState::kPaced);
+  EXPECT_EQ(s.flush_pair(1, [](uint32_t&&, uint32_t) {}), 2u);
+  EXPECT_EQ(s.next_pace_release(), UINT64_MAX);
+  EXPECT_TRUE(burst(s, 1000000).empty());
+  EXPECT_EQ(s.counters().enqueued, s.counters().dequeued + s.counters().flushed);
+}
+
 TEST(SchedulerPacing, WaitingPairLeavesTheRoundOthersKeepSending) {
   // Pairs 1 (paced, 100 us per packet) and 2 (unpaced) of one tenant, 5
   // packets each. At t = 0 round robin serves 1, then 1 must wait until

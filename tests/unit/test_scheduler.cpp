@@ -453,12 +453,24 @@ TEST(Conservation, PacketsAndBytesUnderRandomOperations) {
       }
     } else if (op < 9) {
       ASSERT_TRUE(s.on_acked(p, rng() % 2000));
-    } else {
+    } else if (rng() % 16 != 0) {
+      ASSERT_TRUE(s.set_window(p, rng() % 4000));
+    } else {  // now and then the pair is flushed (a remote VM removed): each flow's packets in order
+      uint32_t seen = 0;
+      const uint32_t n = s.flush_pair(p, [&](uint32_t&& k, uint32_t) {
+        const uint32_t fi = k >> 20;
+        EXPECT_EQ(fi / kFlows, p);
+        EXPECT_EQ(k & 0xfffff, expect_seq[fi]++);
+        --occ[fi];
+        ++seen;
+      });
+      ASSERT_EQ(n, seen);
+      ASSERT_EQ(s.backlog_packets(p), 0u);
       ASSERT_TRUE(s.set_window(p, rng() % 4000));
     }
     const HierSchedulerCounters& c = s.counters();
-    ASSERT_EQ(c.enqueued, c.dequeued + s.backlog_packets());
-    ASSERT_EQ(c.enqueued_bytes, c.dequeued_bytes + s.backlog_bytes());
+    ASSERT_EQ(c.enqueued, c.dequeued + c.flushed + s.backlog_packets());
+    ASSERT_EQ(c.enqueued_bytes, c.dequeued_bytes + c.flushed_bytes + s.backlog_bytes());
     ASSERT_EQ(c.dropped_full, drops);
     uint64_t pkts = 0, bytes = 0;
     for (uint32_t q = 0; q < kPairs; ++q) {
@@ -481,7 +493,8 @@ TEST(Conservation, PacketsAndBytesUnderRandomOperations) {
   EXPECT_EQ(drained, backlog);
   EXPECT_EQ(s.backlog_packets(), 0u);
   EXPECT_EQ(s.backlog_bytes(), 0u);
-  EXPECT_EQ(s.counters().enqueued, s.counters().dequeued);
+  EXPECT_EQ(s.counters().enqueued, s.counters().dequeued + s.counters().flushed);
+  EXPECT_GT(s.counters().flushed, 0u);
 }
 
 TEST(Control, PairAndTenantLifecycle) {
@@ -523,6 +536,86 @@ TEST(Control, MovingAnActiveTenantToAnotherClass) {
   EXPECT_EQ(s.active_tenants(1), 2u);
   EXPECT_EQ(s.tenant_class(0), 1u);
   EXPECT_EQ(picks(s, 20), (std::vector<uint32_t>{1, 0, 1, 0, 1, 0, 1, 0}));
+}
+
+// flush_pair (a remote VM removed at runtime): the pair's packets come out
+// flow by flow in the flow round's order, each FIFO oldest first, and are
+// counted as flushed; the pair is idle with nothing in flight and can be
+// removed; its tenant leaves the class round when it was its only active
+// pair, and the others go on exactly as before.
+TEST(Control, FlushingAPairHandsBackItsPacketsAndLeavesTheOthers) {
+  Sched s(small_config());
+  ASSERT_TRUE(s.add_tenant(0, 0));
+  ASSERT_TRUE(s.add_tenant(1, 0));
+  ASSERT_TRUE(s.add_pair(0, 0, kBigWindow));
+  ASSERT_TRUE(s.add_pair(1, 0, kBigWindow));
+  ASSERT_TRUE(s.add_pair(2, 1, kBigWindow));
+  // Pair 1: flow 2 gets 10, 11; flow 0 gets 12; flow 2 again 13 (lengths 110..113).
+  ASSERT_TRUE(s.enqueue(1, 2, 10, 110));
+  ASSERT_TRUE(s.enqueue(1, 0, 12, 112));
+  ASSERT_TRUE(s.enqueue(1, 2, 11, 111));
+  ASSERT_TRUE(s.enqueue(1, 2, 13, 113));
+  fill(s, 0, 2);
+  fill(s, 2, 3);
+  // Tenant 0's round is pair 1 then 0 (pair 1 got a packet first); pair
+  // 1's flow round is flow 2 then 0.
+  uint32_t pkt = 0, len = 0, pair = 0;
+  ASSERT_TRUE(s.dequeue(pkt, len, pair));  // tenant 0, pair 1: flow 2's head; flow 2 to the round's end
+  ASSERT_EQ(pair, 1u);
+  ASSERT_EQ(pkt, 10u);
+  ASSERT_TRUE(s.dequeue(pkt, len, pair));  // tenant 1, pair 2
+  ASSERT_EQ(pair, 2u);
+  ASSERT_TRUE(s.dequeue(pkt, len, pair));  // tenant 0, pair 0
+  ASSERT_EQ(pair, 0u);
+  EXPECT_EQ(s.inflight(1), 110u);
+  std::vector<std::pair<uint32_t, uint32_t>> got;
+  EXPECT_EQ(s.flush_pair(1, [&](uint32_t&& p, uint32_t l) { got.emplace_back(p, l); }), 3u);
+  // Flow 0 is next in the pair's flow round (flow 2 went to its end).
+  EXPECT_EQ(got, (std::vector<std::pair<uint32_t, uint32_t>>{{12, 112}, {11, 111}, {13, 113}}));
+  EXPECT_EQ(s.pair_state(1), PairState::kIdle);
+  EXPECT_EQ(s.backlog_bytes(1), 0u);
+  EXPECT_EQ(s.backlog_packets(1), 0u);
+  EXPECT_EQ(s.inflight(1), 0u);
+  EXPECT_EQ(s.counters().flushed, 3u);
+  EXPECT_EQ(s.counters().flushed_bytes, 336u);
+  EXPECT_EQ(s.backlog_packets(), 3u);  // pair 0's one, pair 2's two
+  EXPECT_EQ(s.counters().enqueued, s.counters().dequeued + s.counters().flushed + s.backlog_packets());
+  EXPECT_EQ(s.flush_pair(1, [&](uint32_t&&, uint32_t) { got.clear(); }), 0u);  // nothing left: drop not called
+  EXPECT_EQ(got.size(), 3u);
+  EXPECT_EQ(s.flush_pair(7, [](uint32_t&&, uint32_t) {}), 0u);  // no such pair
+  EXPECT_EQ(picks(s, 10), (std::vector<uint32_t>{2, 0, 2}));  // tenant 1's turn came next
+  EXPECT_TRUE(s.remove_pair(1));
+  // The freed descriptors serve again: the pair comes back and sends.
+  ASSERT_TRUE(s.add_pair(1, 1, kBigWindow));
+  fill(s, 1, 2);
+  EXPECT_EQ(picks(s, 10), (std::vector<uint32_t>{1, 1}));
+}
+
+// A flushed pair that was the only active one of its tenant takes the
+// tenant (and the class) out of the WFQ; a blocked pair (window full) is
+// flushed from its parking place.
+TEST(Control, FlushingTheLastActivePairIdlesTheTenant) {
+  Sched s(small_config());
+  ASSERT_TRUE(s.add_tenant(0, 3));
+  ASSERT_TRUE(s.add_tenant(1, 0));
+  ASSERT_TRUE(s.add_pair(0, 0, kBigWindow));
+  ASSERT_TRUE(s.add_pair(1, 1, 100));
+  fill(s, 0, 3);
+  fill(s, 1, 3);
+  EXPECT_EQ(s.active_tenants(3), 1u);
+  uint32_t pkt = 0, len = 0, pair = 0;
+  while (s.pair_state(1) != PairState::kBlocked && s.dequeue(pkt, len, pair)) {
+  }
+  ASSERT_EQ(s.pair_state(1), PairState::kBlocked);
+  const uint32_t blocked = s.backlog_packets(1);
+  EXPECT_EQ(s.flush_pair(1, [](uint32_t&&, uint32_t) {}), blocked);
+  EXPECT_EQ(s.active_tenants(0), 0u);
+  const uint32_t left = s.backlog_packets(0);
+  EXPECT_EQ(s.flush_pair(0, [](uint32_t&&, uint32_t) {}), left);
+  EXPECT_EQ(s.active_tenants(3), 0u);
+  EXPECT_FALSE(s.dequeue(pkt, len, pair));
+  EXPECT_EQ(s.backlog_packets(), 0u);
+  EXPECT_TRUE(s.remove_pair(0) && s.remove_pair(1));
 }
 
 TEST(Control, ClassWeightsFromAWeightClassMap) {
