@@ -246,7 +246,7 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
                "queue_capacity", "flows_per_pair", "max_incoming", "seed", "window_gating", "sched_bypass", "pair_pacing",
                "pair_pacing_depth_us", "ack_sweep_us", "classify_cache",
                "probe_on_window_full", "probe_timeout_max_rtts", "token_round_max_share", "pair_poll_max_share",
-               "weight_unit_gbps", "weight_span_gbps"});
+               "weight_unit_gbps", "weight_span_gbps", "spare_remote_vms", "spare_pairs"});
   EdgeParams& e = c.params;
   const auto has = [&](const char* k) { return p[k].IsDefined() && !p[k].IsNull(); };
   const auto f = [](const char* k) { return std::string("params.") + k; };
@@ -295,6 +295,9 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
   if (has("queue_capacity")) c.queue_capacity = static_cast<uint32_t>(u64(w, p["queue_capacity"], f("queue_capacity"), 1, 4096));
   if (has("flows_per_pair")) c.flows_per_pair = static_cast<uint32_t>(u64(w, p["flows_per_pair"], f("flows_per_pair"), 1, 64));
   if (has("max_incoming")) c.max_incoming = static_cast<uint32_t>(u64(w, p["max_incoming"], f("max_incoming"), 1, 1u << 20));
+  if (has("spare_remote_vms"))
+    c.spare_remote_vms = static_cast<uint32_t>(u64(w, p["spare_remote_vms"], f("spare_remote_vms"), 0, 65535));
+  if (has("spare_pairs")) c.spare_pairs = static_cast<uint32_t>(u64(w, p["spare_pairs"], f("spare_pairs"), 0, 1u << 20));
   if (has("seed")) c.seed = u64(w, p["seed"], f("seed"), 0, UINT64_MAX);
   if (has("window_gating")) c.window_gating = boolean(w, p["window_gating"], f("window_gating"));
   if (has("sched_bypass")) c.sched_bypass = boolean(w, p["sched_bypass"], f("sched_bypass"));

@@ -43,6 +43,10 @@ struct VmCfg {
   uint16_t vlan = 0;            // local VMs: its tenant's VLAN id (0: untagged); with QinQ the C-VLAN id
   uint16_t svlan = 0;           // local VMs: its tenant's QinQ S-VLAN id (0: no S-tag)
   uint32_t host = 0;            // remote VMs: index into EdgeConfig::hosts
+  // Remote VMs: taken out by a reload (pipeline/remote_vms.hpp). Its entry
+  // stays, so that the indices of the others (PairMeta::remote_vm) hold;
+  // only the control lcore reads or writes this.
+  bool removed = false;
 };
 
 struct PathCfg {
@@ -95,6 +99,14 @@ struct EdgeConfig {
   uint32_t queue_capacity = 64;       // packets per flow FIFO
   uint32_t flows_per_pair = 4;
   uint32_t max_incoming = 4096;       // receiver-side pairs (TokenAdmission)
+  // Room for remote VMs a reload adds (pipeline/remote_vms.hpp): entries
+  // appended to remote_vms over the edge's life (a removed VM's entry is not
+  // reused; a VM that moves to another host takes a new one), and VM-pair
+  // slots per worker beyond its pairs at start-up (a removed pair's slot
+  // is reused once its finish is done). Sized at start-up, so a reload that
+  // needs more is refused, naming which, and applies nothing.
+  uint32_t spare_remote_vms = 1024;
+  uint32_t spare_pairs = 256;
   uint64_t seed = 1;
   // false: benchmarks only (deploy/ufab bench edge). The scheduler's windows
   // stay open (every pair's in-flight bytes are forgiven each token period),

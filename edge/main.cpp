@@ -54,7 +54,7 @@ std::vector<unsigned> eal_lcores() {
   return l;
 }
 
-int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, const ufab::edge::EdgeConfig& cfg,
+int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, ufab::edge::EdgeConfig& cfg,
         const std::string& cfg_text) {
   using namespace ufab;
   dpdk::Eal eal(argc, argv);

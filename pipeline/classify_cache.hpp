@@ -90,6 +90,13 @@ class ExactMatchCache {
     s.value[way] = value;
   }
 
+  // Forgets every key (a pair removed at runtime: a key cached for it must
+  // not name its slot, which a new pair may take). Control path.
+  void clear() {
+    if (!enabled()) return;
+    std::uninitialized_default_construct_n(sets_.get(), mask_ + 1);
+  }
+
  private:
   static constexpr uint32_t kWords = KeyBytes / 8;
   struct alignas(64) Set {

@@ -8,6 +8,7 @@
 #include "pipeline/edge.hpp"
 #include "pipeline/log.hpp"
 #include "pipeline/reload.hpp"
+#include "pipeline/remote_vms.hpp"
 
 namespace ufab::pipeline {
 
@@ -19,23 +20,31 @@ void Control::init() {
     weight_from_guarantee.push_back(t.weight_from_guarantee);
   }
   for (const edge::HostCfg& h : c.hosts) drained.emplace_back(h.paths.size(), false);
-  size_t most = c.max_incoming;
   for (size_t v = 0; v < c.vms.size(); ++v) {
     const double phi = c.tenant(c.vms[v].vni)->tokens(c.params.unit_bw_Bps);
-    const EdgeState& s = *e_.shards[e_.layout.vm_owner[v]];
     senders_.emplace_back(phi);
     receivers_.emplace_back(phi);
-    // Reserve once at the maxima, so a token round never allocates.
-    senders_.back().resize(s.vm_pairs[v].size());
-    senders_.back().resize(0);
     receivers_.back().resize(c.max_incoming);
     receivers_.back().resize(0);
-    most = std::max(most, s.vm_pairs[v].size());
   }
-  scratch_.reserve(most);
+  reserve_tokens();
   in_scratch_.reserve(c.max_incoming);
   sender_seen_.assign(c.vms.size(), kStale);
   incoming_seen_.assign(e_.shards.size(), kStale);
+}
+
+void Control::reserve_tokens() {
+  const edge::EdgeConfig& c = e_.cfg;
+  size_t most = c.max_incoming;
+  for (size_t v = 0; v < c.vms.size(); ++v) {
+    const size_t n = e_.shards[e_.layout.vm_owner[v]]->vm_pairs[v].size();
+    // Reserve at the maxima, so a token round never allocates.
+    const size_t keep = senders_[v].pairs().size();
+    senders_[v].resize(std::max(n, keep));
+    senders_[v].resize(keep);
+    most = std::max(most, n);
+  }
+  scratch_.reserve(most);
 }
 
 bool Control::token_round_step(size_t max_pairs) {
@@ -206,14 +215,17 @@ std::string Control::set_drained(const std::string& host, const std::string& pat
   return "";
 }
 
-Control::ReloadResult Control::reload() {
+Control::ReloadResult Control::reload(Nanos now) {
   ReloadResult r;
   std::vector<TenantChange> changes;
+  std::vector<RemoteVmChange> vm_changes;
   std::string text;
   std::vector<int> live_class(weight_class.size());
   for (size_t t = 0; t < live_class.size(); ++t)
     live_class[t] = weight_from_guarantee[t] ? TenantChange::kFromGuarantee : static_cast<int>(weight_class[t]);
-  r.error = diff_config(e_.cfg, e_.cfg_text, guarantee_bps, live_class, text, changes);
+  r.error = diff_config(e_.cfg, e_.cfg_text, guarantee_bps, live_class, text, changes, vm_changes);
+  // The remote VMs first: the only part that can still be refused (room).
+  if (r.error.empty()) r.error = apply_remote_vms(e_, vm_changes, now, r.changes);
   if (!r.error.empty()) {
     UFAB_LOG(ERR, "reload rejected, nothing applied: %s", r.error.c_str());
     return r;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "control/clock.hpp"
 #include "control/token_control.hpp"
 
 namespace ufab::pipeline {
@@ -63,13 +64,17 @@ class Control {
   static constexpr int kWeightFromGuarantee = -1;
   std::string set_weight_class(uint32_t vni, int cls, std::string* change = nullptr);
   std::string set_drained(const std::string& host, const std::string& path, bool drained, size_t* host_index);
-  // Re-reads the configuration file; changes applied (or an error, nothing applied).
+  // Re-reads the configuration file; changes applied (or an error, nothing
+  // applied). now: the workers' clock (a removed pair's finish).
   struct ReloadResult {
     bool ok = false;
     std::vector<std::string> changes;
     std::string error;
   };
-  ReloadResult reload();
+  ReloadResult reload(Nanos now);
+  // Sizes Alg. 1's per-VM scratch to each VM's pairs (init, and after
+  // remote VMs were added), so that a token round does not allocate.
+  void reserve_tokens();
 
  private:
   // Tenant index t to class cls in every worker's scheduler (its active

@@ -26,7 +26,8 @@ void publish_tokens(EdgeState& s) {
   for (const uint32_t p : s.dirty) {
     const VmPair& vp = s.pairs[p];
     PairShare& sh = s.share[p];
-    const bool active = s.sched.backlog_bytes(p) != 0 || vp.inflight() != 0;
+    // A removed pair (remote_vms.hpp) was unpublished and stays so.
+    const bool active = s.live(p) && (s.sched.backlog_bytes(p) != 0 || vp.inflight() != 0);
     const double rate = vp.rate_Bps(), admitted = vp.admitted_token();
     const uint32_t v = s.meta[p].local_vm;
     bool changed = false;

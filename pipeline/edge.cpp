@@ -19,10 +19,26 @@ rte_ring* make_ring(const std::string& name, unsigned flags) {
 
 }  // namespace
 
-Edge::Edge(const edge::EdgeConfig& c, std::string text, rte_mempool* pool, uint16_t n_ports, Layout l)
-    : cfg(c), cfg_text(std::move(text)), layout(std::move(l)), links(n_ports), control(*this) {
-  for (size_t w = 0; w < layout.workers(); ++w)
+namespace {
+// Before anything refers into it: the entries reloads append never move it.
+edge::EdgeConfig& with_room(edge::EdgeConfig& c) {
+  c.remote_vms.reserve(c.remote_vms.size() + c.spare_remote_vms);
+  return c;
+}
+}  // namespace
+
+Edge::Edge(edge::EdgeConfig& c, std::string text, rte_mempool* pool, uint16_t n_ports, Layout l)
+    : cfg(with_room(c)),
+      cfg_text(std::move(text)),
+      layout(std::move(l)),
+      links(n_ports),
+      control(*this),
+      cfg_rw_(c) {
+  remote_vm_room = c.spare_remote_vms;
+  for (size_t w = 0; w < layout.workers(); ++w) {
     shards.push_back(std::make_unique<EdgeState>(cfg, pool, n_ports, layout, static_cast<uint16_t>(w)));
+    next_pair_index += static_cast<uint32_t>(shards.back()->pairs.size());
+  }
   if (!layout.mixed) {
     for (size_t w = 0; w < layout.workers(); ++w) {
       rx_rings_.push_back(make_ring("ufab_rx" + std::to_string(w), RING_F_SC_DEQ));
@@ -95,7 +111,7 @@ EdgeTotals totals(Edge& e) {
     e.on_worker(w, [&](EdgeState& s) {
       t.per_worker[w] = s.stats;
       t.worker_queued[w] = s.queued();
-      t.worker_pairs[w] = s.pairs.size();
+      t.worker_pairs[w] = s.live_pairs();
       t.worker_busy[w] = s.loop_ns != 0 ? static_cast<double>(s.busy_ns) / static_cast<double>(s.loop_ns) : 0;
     });
   for (size_t w = 0; w < n; ++w) {

@@ -34,8 +34,9 @@ struct Command {
 class Edge {
  public:
   // cfg must outlive the Edge; cfg_text is the configuration file as loaded
-  // (reloads compare against it).
-  Edge(const edge::EdgeConfig& cfg, std::string cfg_text, rte_mempool* pool, uint16_t n_ports, Layout layout);
+  // (reloads compare against it). The Edge reserves room in cfg.remote_vms
+  // for params.spare_remote_vms more, which reloads append (remote_vms.hpp).
+  Edge(edge::EdgeConfig& cfg, std::string cfg_text, rte_mempool* pool, uint16_t n_ports, Layout layout);
   ~Edge();
   Edge(const Edge&) = delete;
   Edge& operator=(const Edge&) = delete;
@@ -57,6 +58,11 @@ class Edge {
 
   const edge::EdgeConfig& cfg;
   std::string cfg_text;
+  // The configuration as the control lcore changes it (remote VMs appended
+  // or marked removed, remote_vms.hpp); everyone else reads cfg.
+  edge::EdgeConfig& live_cfg() { return cfg_rw_; }
+  uint32_t remote_vm_room = 0;   // entries a reload may still append to cfg.remote_vms
+  uint32_t next_pair_index = 0;  // PairMeta::global of the next pair a reload makes
   Layout layout;
   // Each port's link (port_link.hpp); main() watches each port once it has
   // started. Before the shards: their TX buffers point into it.
@@ -69,6 +75,7 @@ class Edge {
   bool mixed() const { return layout.mixed; }
 
  private:
+  edge::EdgeConfig& cfg_rw_;
   std::vector<rte_ring*> rx_rings_, cmd_rings_, tx_rings_;
 };
 

@@ -11,10 +11,11 @@ namespace ufab::pipeline {
 
 namespace {
 
-HierSchedulerConfig sched_config(const edge::EdgeConfig& c, size_t n_pairs) {
+// n_slots: the pairs at start-up and the spare slots (params.spare_pairs).
+HierSchedulerConfig sched_config(const edge::EdgeConfig& c, size_t n_slots) {
   HierSchedulerConfig s;
   s.max_tenants = static_cast<uint32_t>(c.tenants.size());
-  s.max_pairs = static_cast<uint32_t>(std::max<size_t>(n_pairs, 1));
+  s.max_pairs = static_cast<uint32_t>(std::max<size_t>(n_slots, 1));
   s.flows_per_pair = c.flows_per_pair;
   s.queue_capacity = c.queue_capacity;
   // The pool never holds more packets than there are mbufs.
@@ -56,9 +57,10 @@ wire::SourceRoute to_route(const std::vector<uint16_t>& labels) {
   return r;
 }
 
-// Remote VMs with a MAC (remote_vms[].mac; all zero: none given).
+// Remote VMs with a MAC (remote_vms[].mac; all zero: none given), and room
+// for those a reload may add.
 uint32_t count_arp_targets(const edge::EdgeConfig& c) {
-  uint32_t n = 0;
+  uint32_t n = c.spare_remote_vms;
   for (const edge::VmCfg& v : c.remote_vms) n += v.mac != edge::Mac{};
   return n;
 }
@@ -77,20 +79,22 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       burst(static_cast<uint16_t>(std::min<uint32_t>(c.burst, TxBuffer::kCap))),
       layout(l),
       worker(w),
-      sched(sched_config(c, n_pairs)),
-      classify(unique("cls"), static_cast<uint32_t>(std::max<size_t>(n_pairs, 1)), sizeof(ClassifyKey),
-               ClassifyKey::table_hash),
+      pair_capacity(static_cast<uint32_t>(n_pairs + c.spare_pairs)),
+      sched(sched_config(c, pair_capacity)),
+      classify(unique("cls"), std::max<uint32_t>(pair_capacity, 1), sizeof(ClassifyKey), ClassifyKey::table_hash),
+      // Sized by the start-up keys: pairs added later share it (a cache
+      // never fills), and the data path's footprint stays as it was.
       classify_cache(c.classify_cache ? static_cast<uint32_t>(n_pairs + count_local_keys(c, l, w)) : 0),
       local_vms(unique("vm"), static_cast<uint32_t>(c.vms.size()), sizeof(VmKey)),
       vm_src(unique("src"), static_cast<uint32_t>(c.vms.size()), sizeof(ClassifyKey), ClassifyKey::table_hash),
-      wire_pairs(unique("wp"), static_cast<uint32_t>(std::max<size_t>(n_pairs, 1)), sizeof(uint32_t)),
+      wire_pairs(unique("wp"), std::max<uint32_t>(pair_capacity, 1), sizeof(uint32_t)),
       host_by_ip(unique("host"), static_cast<uint32_t>(c.hosts.size()), sizeof(uint32_t)),
       incoming_tbl(unique("in"), c.max_incoming, sizeof(IncomingKey)),
       arp_targets(unique("arp"), std::max<uint32_t>(count_arp_targets(c), 1), sizeof(VmKey)),
-      ip6(c, static_cast<uint32_t>(count_pairs(c, l, w, true))),
+      ip6(c, static_cast<uint32_t>(count_pairs(c, l, w, true) + c.spare_pairs)),
       classify6_cache(c.classify_cache ? static_cast<uint32_t>(count_pairs(c, l, w, true) + count_local_keys(c, l, w, true))
                                        : 0),
-      timers(static_cast<uint32_t>(n_pairs), std::max<Nanos>(c.token_period_ns, 1)),
+      timers(pair_capacity, std::max<Nanos>(c.token_period_ns, 1)),
       gate_(std::make_unique<HostMigrationGate>(c.params.freeze_max_rtts, c.seed + w)) {
   // Each worker paces its share of the NIC rate; the bucket holds two
   // full-size frames or 20 us at that rate (a worker's nap), whichever is more.
@@ -135,8 +139,26 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
     if (rv.mac != edge::Mac{}) add_configured(arp_targets, &k, static_cast<uint32_t>(r), "ARP target (VNI, IP)");
   }
 
+  // Every per-pair array at its capacity: a pair added at runtime moves none.
+  const size_t cap = pair_capacity;
+  pairs.reserve(cap);  // one allocation for the VmPairs (~10 KB each)
+  meta.reserve(cap);
+  slot.reserve(cap);
+  free_pairs.reserve(cap);
+  removed_pairs.reserve(cap);
+  share = std::make_unique<PairShare[]>(cap);
+  history.resize(cap);
+  sample_at.assign(cap, 0);
+  assigned_q = std::make_unique<AssignedQueue>(static_cast<uint32_t>(cap));
+  due.reserve(cap);
+  dirty.reserve(cap);
+  dirty_flag.assign(cap, 0);
+  published_active.assign(cap, 0);
+  in_flight.reserve(cap);
+  in_flight_flag.assign(cap, 0);
   vm_pairs.resize(c.vms.size());
-  pairs.reserve(n_pairs);  // one allocation for the VmPairs (~10 KB each)
+  vm_active = std::make_unique<std::atomic<uint32_t>[]>(c.vms.size());
+  vm_inputs_gen = std::make_unique<std::atomic<uint32_t>[]>(c.vms.size());
   uint32_t global = 0;
   for (size_t v = 0; v < c.vms.size(); ++v) {
     const edge::VmCfg& l = c.vms[v];
@@ -149,56 +171,73 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
     const ClassifyKey sk{l.port, l.vlan, rte_cpu_to_be_32(l.ip), 0, l.svlan};
     add_configured(vm_src, &sk, static_cast<uint32_t>(v), "local VM (port, tags, IP)");
     for (size_t r = 0; r < c.remote_vms.size(); ++r) {
-      const edge::VmCfg& rv = c.remote_vms[r];
-      if (rv.vni != l.vni) continue;
+      if (c.remote_vms[r].vni != l.vni) continue;
       ++global;
-      if (layout.vm_owner[v] != worker) continue;
-      const auto idx = static_cast<uint32_t>(pairs.size());
-      PairMeta m;
-      m.global = global - 1;
-      m.wire_id = uint32_t{l.id} << 16 | rv.id;
-      m.tenant = static_cast<uint32_t>(c.tenant_index(l.vni));
-      m.local_vm = static_cast<uint32_t>(v);
-      m.remote_vm = static_cast<uint32_t>(r);
-      m.host = rv.host;
-      m.shim = EncapTemplate::shim_word(l.vni, m.wire_id);
-      std::vector<uint8_t> hops;
-      for (const edge::PathCfg& p : c.hosts[rv.host].paths) hops.push_back(static_cast<uint8_t>(p.labels.size()));
-      pairs.emplace_back(c.params, m.wire_id, c.hosts[rv.host].base_rtt_ns, hops, gate_.get(), c.seed * 7919 + m.global);
-      meta.push_back(m);
-      sched.add_pair(idx, m.tenant, c.window_gating ? 0 : HierScheduler<rte_mbuf*>::kMaxWindow);
-      const ClassifyKey ck{l.port, l.vlan, rte_cpu_to_be_32(l.ip), rte_cpu_to_be_32(rv.ip), l.svlan};
-      add_configured(classify, &ck, idx, "VM-pair (port, tags, source IP, destination IP)");
-      add_configured(wire_pairs, &m.wire_id, idx, "VM-pair id");
-      if (l.ip6 != edge::Ip6{} && rv.ip6 != edge::Ip6{}) ip6.add_pair(l, rv, idx);
-      vm_pairs[v].push_back(idx);
+      if (layout.vm_owner[v] == worker) add_pair(v, r, global - 1);
     }
   }
 
   incoming.reserve(c.max_incoming);
-  share = std::make_unique<PairShare[]>(pairs.size());
   in_share = std::make_unique<IncomingShare[]>(c.max_incoming);
   vm_tokens = std::make_unique<std::atomic<double>[]>(c.vms.size());
   for (size_t v = 0; v < c.vms.size(); ++v)
     vm_tokens[v].store(c.tenant(c.vms[v].vni)->tokens(c.params.unit_bw_Bps), std::memory_order_relaxed);
   in_requesting.assign(c.vms.size(), 0);
-  history.resize(pairs.size());
-  sample_at.assign(pairs.size(), 0);
-  assigned_q = std::make_unique<AssignedQueue>(static_cast<uint32_t>(pairs.size()));
-  vm_active = std::make_unique<std::atomic<uint32_t>[]>(c.vms.size());
-  vm_inputs_gen = std::make_unique<std::atomic<uint32_t>[]>(c.vms.size());
-  const size_t n = pairs.size();
-  due.reserve(n);
-  dirty.reserve(n);
-  dirty_flag.assign(n, 0);
-  published_active.assign(n, 0);
-  in_flight.reserve(n);
-  in_flight_flag.assign(n, 0);
-  // The first tick polls and publishes every pair, as every tick once did.
-  for (uint32_t p = 0; p < n; ++p) {
-    timers.arm(p, 0);
-    mark_dirty(p);
+}
+
+uint32_t EdgeState::add_pair(size_t v, size_t r, uint32_t global) {
+  const edge::EdgeConfig& c = cfg;
+  const edge::VmCfg& l = c.vms[v];
+  const edge::VmCfg& rv = c.remote_vms[r];
+  PairMeta m;
+  m.global = global;
+  m.wire_id = uint32_t{l.id} << 16 | rv.id;
+  m.tenant = static_cast<uint32_t>(c.tenant_index(l.vni));
+  m.local_vm = static_cast<uint32_t>(v);
+  m.remote_vm = static_cast<uint32_t>(r);
+  m.host = rv.host;
+  m.shim = EncapTemplate::shim_word(l.vni, m.wire_id);
+  std::vector<uint8_t> hops;
+  for (const edge::PathCfg& p : c.hosts[rv.host].paths) hops.push_back(static_cast<uint8_t>(p.labels.size()));
+  const Nanos rtt = c.hosts[rv.host].base_rtt_ns;
+  const uint64_t seed = c.seed * 7919 + m.global;
+  uint32_t idx = kNoSlot;
+  if (!free_pairs.empty()) {  // a removed pair's slot, its finish done (reclaim)
+    idx = free_pairs.back();
+    free_pairs.pop_back();
+    std::destroy_at(&pairs[idx]);
+    std::construct_at(&pairs[idx], c.params, m.wire_id, rtt, hops, gate_.get(), seed);
+    meta[idx] = m;
+    slot[idx] = Slot::live;
+    PairShare& sh = share[idx];  // its Alg. 1 inputs as a new pair's (assigned_queued: the queue's own)
+    sh.active.store(false, std::memory_order_relaxed);
+    sh.rate_Bps.store(0, std::memory_order_relaxed);
+    sh.admitted.store(kTokenUnbound, std::memory_order_relaxed);
+    sh.assigned.store(1.0, std::memory_order_relaxed);
+    history[idx] = PairHistory{};
+    sample_at[idx] = 0;
+  } else if (pairs.size() < pair_capacity) {
+    idx = static_cast<uint32_t>(pairs.size());
+    pairs.emplace_back(c.params, m.wire_id, rtt, hops, gate_.get(), seed);
+    meta.push_back(m);
+    slot.push_back(Slot::live);
+  } else {
+    return kNoSlot;
   }
+  sched.add_pair(idx, m.tenant, c.window_gating ? 0 : HierScheduler<rte_mbuf*>::kMaxWindow);
+  const ClassifyKey ck{l.port, l.vlan, rte_cpu_to_be_32(l.ip), rte_cpu_to_be_32(rv.ip), l.svlan};
+  add_configured(classify, &ck, idx, "VM-pair (port, tags, source IP, destination IP)");
+  // A removed pair of the same two VMs (its remote VM moved to another
+  // host) hands its wire id over: its finish-acks are then the new pair's
+  // to ignore, and its finish runs out its retries.
+  if (const uint32_t old = wire_pairs.lookup(&m.wire_id); old != HashTable::kMiss && !live(old)) wire_pairs.remove(&m.wire_id);
+  add_configured(wire_pairs, &m.wire_id, idx, "VM-pair id");
+  if (l.ip6 != edge::Ip6{} && rv.ip6 != edge::Ip6{}) ip6.add_pair(l, rv, idx);
+  vm_pairs[v].push_back(idx);
+  // Its first tick polls and publishes it, as the start-up pairs' first.
+  timers.arm(idx, 0);
+  mark_dirty(idx);
+  return idx;
 }
 
 EdgeState::~EdgeState() {

@@ -4,8 +4,10 @@
 // §3.3-§3.5), its hierarchical scheduler (§4.1), the classification tables,
 // the receiver-side pairs of its VMs for TokenAdmission (App. E), what it
 // shares with the control lcore for Algorithm 1 (token_share.hpp), the fabric
-// headers per remote host, its TX buffers, RX ring and counters. Built once
-// from the configuration; nothing here grows after construction.
+// headers per remote host, its TX buffers, RX ring and counters. Built from
+// the configuration with room for the pairs of remote VMs a reload adds
+// (params.spare_pairs; remote_vms.hpp): nothing is reallocated after
+// construction.
 #pragma once
 
 #include <rte_hash_crc.h>
@@ -135,6 +137,34 @@ class EdgeState {
   using PairArray = std::vector<T, huge_pages::Allocator<T>>;
   PairArray<VmPair> pairs;
   std::vector<PairMeta> meta;
+  // Pair slots (remote_vms.hpp). pairs and meta hold a slot for every pair
+  // made so far, up to pair_capacity (the start-up pairs + params.spare_pairs,
+  // reserved: a pair never moves); a slot is live, removed (its remote VM
+  // gone: out of the tables, its finish on its way) or free (reused by the
+  // next pair added). Everything that walks the pairs skips those not live.
+  enum class Slot : uint8_t { live, removed, free };
+  std::vector<Slot> slot;
+  std::vector<uint32_t> removed_pairs, free_pairs;
+  uint32_t pair_capacity = 0;
+  bool live(uint32_t p) const { return slot[p] == Slot::live; }
+  size_t live_pairs() const { return pairs.size() - removed_pairs.size() - free_pairs.size(); }
+  // Slots a pair added now can take (free ones and those never used).
+  size_t spare_slots() const { return pair_capacity - pairs.size() + free_pairs.size(); }
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  // The pair of local VM v to remote VM r (indices into cfg.vms and
+  // cfg.remote_vms), with overall index `global`, in a free slot or a new
+  // one, in every table and timer as the start-up pairs: its slot, or
+  // kNoSlot when none is left. Throws std::runtime_error when a table
+  // refuses its key (the configuration's checks make that a bug).
+  uint32_t add_pair(size_t v, size_t r, uint32_t global);
+  // Pair p's remote VM is gone (remote_vms.cpp): its keys leave the
+  // classification tables (and the caches, cleared), its queued frames are
+  // freed and counted as dropped (pair_removed) on its VM's port, it is
+  // unpublished for Alg. 1 and finishes (§4.2) from the next poll. Returns
+  // the frames dropped.
+  uint32_t remove_pair(uint32_t p, Nanos now);
+  // Removed pairs whose finish is done (acked, or given up) become free.
+  void reclaim();
   HierScheduler<rte_mbuf*> sched;
   std::vector<HostRoutes> hosts;
   std::vector<uint16_t> vm_ports;  // distinct VM-side ports, in config order
@@ -150,6 +180,10 @@ class EdgeState {
   // (remote_vms[].mac): the addresses a VM's ARP request is answered for
   // (vm_arp.cpp; every worker answers the requests it receives).
   HashTable arp_targets;
+  // Remote VM r (config index) as an ARP and neighbour discovery target when
+  // it has a MAC; and out again (remote_vms.cpp).
+  void add_targets(uint32_t r);
+  void remove_targets(uint32_t r);
   Ipv6Tables ip6;  // the same for IPv6: classification, decapsulation, dispatch, neighbour discovery
   Classify6Cache classify6_cache;  // in front of ip6.classify (params.classify_cache)
   // A VM burst's IPv6 data frames (vm_ipv6.cpp): gathered by vm_ipv6 as

@@ -39,6 +39,12 @@ bool HashTable::add(const void* key, uint32_t value) {
   return true;
 }
 
+bool HashTable::remove(const void* key) {
+  if (rte_hash_del_key(h_, key) < 0) return false;
+  --n_;
+  return true;
+}
+
 void add_configured(HashTable& t, const void* key, uint32_t value, const char* what) {
   if (t.add(key, value)) return;
   throw std::runtime_error(t.lookup(key) != HashTable::kMiss ? std::string("two configured entries for one ") + what

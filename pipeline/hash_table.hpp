@@ -1,7 +1,9 @@
 // A fixed-size exact-match table on rte_hash: key bytes -> a 32-bit index.
-// Sized at start-up; adds happen on the control path or, for receiver-side
-// pairs, in place (rte_hash_add_key_data allocates nothing). Lookups are
-// burst-friendly (rte_hash_lookup_bulk_data, up to 64 keys).
+// Sized at start-up; adds and removes happen on the control path (on the
+// worker that owns the table, in a command: a remote VM added or removed at
+// runtime) or, for receiver-side pairs, in place (rte_hash_add_key_data
+// allocates nothing). Lookups are burst-friendly (rte_hash_lookup_bulk_data,
+// up to 64 keys).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,9 @@ class HashTable {
   // False when the table is full or already holds the key (rte_hash would
   // overwrite its value and say nothing).
   bool add(const void* key, uint32_t value);
+  // False when the table does not hold the key. Control path (a remote VM
+  // removed at runtime, remote_vms.hpp): the slot is free for an add at once.
+  bool remove(const void* key);
   uint32_t lookup(const void* key) const;
   // out[i] = value or kMiss for keys[0..n), n <= kMaxBulk.
   void lookup_bulk(const void** keys, uint32_t n, uint32_t* out) const;

@@ -19,7 +19,7 @@ Ipv6Tables::Ipv6Tables(const edge::EdgeConfig& c, uint32_t shard_pairs)
       local_vms(HashTable::unique_name("vm6"), with_ip6(c.vms, false), sizeof(Vm6Key)),
       vm_src(HashTable::unique_name("src6"), with_ip6(c.vms, false), sizeof(VmSrc6Key)),
       vm_by_mac(HashTable::unique_name("mac"), with_ip6(c.vms, false), sizeof(VmMacKey)),
-      nd_targets(HashTable::unique_name("nd"), with_ip6(c.remote_vms, true), sizeof(Vm6Key)) {
+      nd_targets(HashTable::unique_name("nd"), with_ip6(c.remote_vms, true) + c.spare_remote_vms, sizeof(Vm6Key)) {
   for (size_t v = 0; v < c.vms.size(); ++v) {
     const edge::VmCfg& l = c.vms[v];
     if (l.ip6 == edge::Ip6{}) continue;  // no IPv6 pairs: its solicitations go unanswered
@@ -33,19 +33,43 @@ Ipv6Tables::Ipv6Tables(const edge::EdgeConfig& c, uint32_t shard_pairs)
     sk.port = l.port, sk.vlan = l.vlan, sk.svlan = l.svlan, sk.ip = l.ip6;
     add_configured(vm_src, &sk, static_cast<uint32_t>(v), "local VM IPv6 source");
   }
-  for (size_t r = 0; r < c.remote_vms.size(); ++r) {
-    const edge::VmCfg& rv = c.remote_vms[r];
-    if (rv.ip6 == edge::Ip6{} || rv.mac == edge::Mac{}) continue;
-    Vm6Key k{};
-    k.vni = rv.vni, k.ip = rv.ip6;
-    add_configured(nd_targets, &k, static_cast<uint32_t>(r), "neighbour discovery target");
-  }
+  for (size_t r = 0; r < c.remote_vms.size(); ++r) add_nd_target(c.remote_vms[r], static_cast<uint32_t>(r));
 }
 
-void Ipv6Tables::add_pair(const edge::VmCfg& l, const edge::VmCfg& r, uint32_t pair) {
+namespace {
+Classify6Key pair_key(const edge::VmCfg& l, const edge::VmCfg& r) {
   Classify6Key k{};
   k.port = l.port, k.vlan = l.vlan, k.svlan = l.svlan, k.src = l.ip6, k.dst = r.ip6;
+  return k;
+}
+Vm6Key nd_key(const edge::VmCfg& rv) {
+  Vm6Key k{};
+  k.vni = rv.vni, k.ip = rv.ip6;
+  return k;
+}
+bool nd_target(const edge::VmCfg& rv) { return rv.ip6 != edge::Ip6{} && rv.mac != edge::Mac{}; }
+}  // namespace
+
+void Ipv6Tables::add_pair(const edge::VmCfg& l, const edge::VmCfg& r, uint32_t pair) {
+  const Classify6Key k = pair_key(l, r);
   add_configured(classify, &k, pair, "IPv6 VM-pair");
+}
+
+void Ipv6Tables::remove_pair(const edge::VmCfg& l, const edge::VmCfg& r) {
+  const Classify6Key k = pair_key(l, r);
+  classify.remove(&k);
+}
+
+void Ipv6Tables::add_nd_target(const edge::VmCfg& rv, uint32_t r) {
+  if (!nd_target(rv)) return;
+  const Vm6Key k = nd_key(rv);
+  add_configured(nd_targets, &k, r, "neighbour discovery target");
+}
+
+void Ipv6Tables::remove_nd_target(const edge::VmCfg& rv) {
+  if (!nd_target(rv)) return;
+  const Vm6Key k = nd_key(rv);
+  nd_targets.remove(&k);
 }
 
 }  // namespace ufab::pipeline

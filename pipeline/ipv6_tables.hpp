@@ -14,7 +14,9 @@
 //               into unknown_pair);
 //  - nd_targets: (VNI, address) -> remote VM with a MAC (the neighbour
 //               discovery proxy answers for it, nd.hpp).
-// Built once from the configuration, like every table of EdgeState.
+// Built from the configuration, like every table of EdgeState, with room
+// for the pairs and remote VMs a reload may add (edge.spare_pairs,
+// edge.spare_remote_vms; remote_vms.hpp).
 #pragma once
 
 #include <rte_hash_crc.h>
@@ -71,14 +73,20 @@ static_assert(sizeof(VmMacKey) == 12);
 
 class Ipv6Tables {
  public:
-  // shard_pairs: how many of this worker's pairs have IPv6 at both ends
-  // (the size of `classify`; EdgeState adds them as it makes its pairs).
+  // shard_pairs: how many of this worker's pairs may have IPv6 at both ends
+  // (the size of `classify`; EdgeState adds them as it makes its pairs);
+  // nd_targets has room for c.spare_remote_vms more.
   Ipv6Tables(const edge::EdgeConfig& c, uint32_t shard_pairs);
 
   HashTable classify, local_vms, vm_src, vm_by_mac, nd_targets;
 
   // Adds the pair of local VM l to remote VM r (both with ip6) as `pair`.
   void add_pair(const edge::VmCfg& l, const edge::VmCfg& r, uint32_t pair);
+  void remove_pair(const edge::VmCfg& l, const edge::VmCfg& r);
+  // Remote VM r (config index) as a neighbour discovery target, when it has
+  // an IPv6 address and a MAC; and out again.
+  void add_nd_target(const edge::VmCfg& rv, uint32_t r);
+  void remove_nd_target(const edge::VmCfg& rv);
 };
 
 }  // namespace ufab::pipeline

@@ -2,9 +2,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <arpa/inet.h>
+
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 namespace ufab::pipeline {
 
@@ -50,8 +54,78 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
+namespace {
+
+std::string mac_text(const edge::Mac& m) {
+  char b[18];
+  std::snprintf(b, sizeof b, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+  return b;
+}
+
+std::string ip6_text(const edge::Ip6& a) {
+  if (a == edge::Ip6{}) return "none";
+  char b[INET6_ADDRSTRLEN];
+  return inet_ntop(AF_INET6, a.data(), b, sizeof b) != nullptr ? b : "?";
+}
+
+// What differs between two entries of one remote VM ("" when nothing).
+std::string remote_vm_fields(const edge::EdgeConfig& ra, const edge::VmCfg& a, const edge::EdgeConfig& rb,
+                             const edge::VmCfg& b) {
+  std::string out;
+  const auto note = [&](const char* field, const std::string& x, const std::string& y) {
+    if (x == y) return;
+    if (!out.empty()) out += ", ";
+    out += std::string(field) + " " + x + " -> " + y;
+  };
+  note("name", a.name, b.name);
+  note("tenant", std::to_string(a.vni), std::to_string(b.vni));
+  note("mac", mac_text(a.mac), mac_text(b.mac));
+  note("ip", edge::ip4_text(a.ip), edge::ip4_text(b.ip));
+  note("ip6", ip6_text(a.ip6), ip6_text(b.ip6));
+  note("host", ra.hosts[a.host].name, rb.hosts[b.host].name);
+  return out;
+}
+
+}  // namespace
+
+std::vector<RemoteVmChange> diff_remote_vms(const edge::EdgeConfig& running, const edge::EdgeConfig& next) {
+  std::vector<RemoteVmChange> out;
+  std::unordered_map<uint16_t, size_t> in_next;  // VM id -> index in next.remote_vms
+  for (size_t i = 0; i < next.remote_vms.size(); ++i) in_next[next.remote_vms[i].id] = i;
+  std::set<uint16_t> running_ids;
+  for (size_t r = 0; r < running.remote_vms.size(); ++r) {
+    const edge::VmCfg& a = running.remote_vms[r];
+    if (a.removed) continue;
+    running_ids.insert(a.id);
+    RemoteVmChange ch;
+    ch.running = static_cast<uint32_t>(r);
+    const auto it = in_next.find(a.id);
+    if (it == in_next.end()) {
+      ch.kind = RemoteVmChange::Kind::removed;
+      ch.vm = a;
+      out.push_back(std::move(ch));
+      continue;
+    }
+    const edge::VmCfg& b = next.remote_vms[it->second];
+    ch.fields = remote_vm_fields(running, a, next, b);
+    if (ch.fields.empty()) continue;
+    ch.kind = RemoteVmChange::Kind::changed;
+    ch.vm = b;
+    out.push_back(std::move(ch));
+  }
+  for (const edge::VmCfg& b : next.remote_vms) {
+    if (running_ids.count(b.id) != 0) continue;
+    RemoteVmChange ch;
+    ch.kind = RemoteVmChange::Kind::added;
+    ch.vm = b;
+    out.push_back(std::move(ch));
+  }
+  return out;
+}
+
 std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_text, const std::vector<double>& live_bps,
-                        const std::vector<int>& live_class, std::string& new_text, std::vector<TenantChange>& changes) {
+                        const std::vector<int>& live_class, std::string& new_text, std::vector<TenantChange>& changes,
+                        std::vector<RemoteVmChange>& vm_changes) {
   new_text = read_text(cfg.file);
   edge::EdgeConfig next;
   try {
@@ -70,7 +144,7 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
   for (const auto& kv : a) keys.insert(kv.first.Scalar());
   for (const auto& kv : b) keys.insert(kv.first.Scalar());
   for (const std::string& k : keys) {
-    if (k == "tenants") continue;
+    if (k == "tenants" || k == "remote_vms") continue;  // compared below
     if (canon(a[k]) != canon(b[k])) return where(cfg.file, b[k]) + ": " + k + ": " + kRestart;
   }
   const YAML::Node ta = a["tenants"], tb = b["tenants"];
@@ -92,6 +166,7 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
     if (n.guarantee_bps != live_bps[t] || cls != live_class[t])
       changes.push_back(TenantChange{n.vni, live_bps[t], n.guarantee_bps, live_class[t], cls});
   }
+  vm_changes = diff_remote_vms(cfg, next);
   return "";
 }
 

@@ -3,7 +3,8 @@
 // what), then compared with the configuration the edge runs. What can change
 // without a restart: a tenant's guarantee_gbps (Alg. 1's phi_alpha) and its
 // weight_class (a class, or auto: from the guarantee, against the unit the
-// edge started with); queued packets are kept. Anything else (ports, VMs,
+// edge started with), with queued packets kept; and the remote VMs, added,
+// removed or changed (remote_vms.hpp). Anything else (ports, local VMs,
 // hosts, paths, parameters, tenants added or removed) is rejected naming the
 // first field that differs, and nothing is applied.
 #pragma once
@@ -24,11 +25,27 @@ struct TenantChange {
   int old_class = 0, new_class = 0;  // 0..7 or kFromGuarantee
 };
 
+// A remote VM the file adds, removes or changes, matched by its VM id (the
+// wire's name for it): changed when any of its fields differs (name,
+// tenant, MAC, addresses, host: a VM that moved to another host).
+struct RemoteVmChange {
+  enum class Kind : uint8_t { added, removed, changed };
+  Kind kind = Kind::added;
+  uint32_t running = 0;  // removed, changed: its index in the running cfg.remote_vms
+  edge::VmCfg vm;        // added, changed: the file's entry (host: an index into cfg.hosts, which did not change)
+  std::string fields;    // changed: what differs, e.g. "host hB -> hC, ip 192.168.1.1 -> 192.168.1.9"
+};
+// The running configuration's remote VMs (those not removed) against the
+// file's: removals and changes in the running order, then additions in the
+// file's order.
+std::vector<RemoteVmChange> diff_remote_vms(const edge::EdgeConfig& running, const edge::EdgeConfig& next);
+
 // Reads cfg.file again. live_bps, live_class: the guarantees and weight
 // classes in force (by tenant index; kFromGuarantee for auto). Returns ""
 // and the changes, or the reason nothing can be applied.
 std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_text, const std::vector<double>& live_bps,
-                        const std::vector<int>& live_class, std::string& new_text, std::vector<TenantChange>& changes);
+                        const std::vector<int>& live_class, std::string& new_text, std::vector<TenantChange>& changes,
+                        std::vector<RemoteVmChange>& vm_changes);
 
 // The whole file as text ("" when it cannot be read).
 std::string read_text(const std::string& path);

@@ -33,10 +33,12 @@ void print_report(Edge& e, Nanos now) {
                 p, es.ipackets, es.imissed, es.rx_nombuf, es.ierrors, es.oerrors, up ? "up" : "down",
                 l.events.load(std::memory_order_relaxed) ? "events" : "polled", l.changes.load(std::memory_order_relaxed));
   }
-  // Pairs in configuration order, whichever worker owns them.
+  // Pairs in configuration order (those added at runtime after), whichever
+  // worker owns them; not those removed at runtime.
   std::vector<std::pair<const EdgeState*, uint32_t>> order;
   for (const auto& s : e.shards)
-    for (uint32_t p = 0; p < s->pairs.size(); ++p) order.emplace_back(s.get(), p);
+    for (uint32_t p = 0; p < s->pairs.size(); ++p)
+      if (s->live(p)) order.emplace_back(s.get(), p);
   std::sort(order.begin(), order.end(),
             [](const auto& a, const auto& b) { return a.first->meta[a.second].global < b.first->meta[b.second].global; });
   for (const auto& [s, p] : order) {
@@ -63,7 +65,7 @@ void print_report(Edge& e, Nanos now) {
   for (size_t w = 0; w < e.shards.size(); ++w)
     std::printf("ufab-edge worker=%zu lcore=%u pairs=%zu rx=%" PRIu64 " tx=%" PRIu64 " queued=%" PRIu64
                 " handed_off=%" PRIu64 " taken_over=%" PRIu64 " rxq_polled=%" PRIu64 " misqueued=%" PRIu64 " busy=%.3f\n",
-                w, e.layout.worker_lcores[w], e.shards[w]->pairs.size(), t.per_worker[w].rx(), t.per_worker[w].tx(),
+                w, e.layout.worker_lcores[w], t.worker_pairs[w], t.per_worker[w].rx(), t.per_worker[w].tx(),
                 t.worker_queued[w], t.per_worker[w].handed_off, t.per_worker[w].taken_over, t.per_worker[w].rxq_polled,
                 t.per_worker[w].misqueued, t.worker_busy[w]);
   print_rx_modes(stdout, e.layout);

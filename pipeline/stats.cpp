@@ -23,6 +23,7 @@ std::string_view to_string(Drop d) {
     case Drop::arp_unanswered: return "arp_unanswered";
     case Drop::nd_unanswered: return "nd_unanswered";
     case Drop::local_scope: return "local_scope";
+    case Drop::pair_removed: return "pair_removed";
     case Drop::count_: break;
   }
   return "?";

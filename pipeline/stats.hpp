@@ -39,6 +39,7 @@ enum class Drop : uint8_t {
                    // detection, a sender MAC no local VM has there, or a target no remote VM with a MAC has
   local_scope,     // a VM frame for its own link, with no pair (local_scope.hpp): IPv4 multicast or broadcast,
                    // IPv6 multicast or link-local, an unspecified source (DHCP, IGMP, MLD, router solicitations)
+  pair_removed,    // a VM frame queued for a VM-pair whose remote VM a reload removed or moved (remote_vms.hpp)
   count_,
 };
 inline constexpr size_t kDrops = static_cast<size_t>(Drop::count_);

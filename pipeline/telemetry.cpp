@@ -100,7 +100,7 @@ void Telemetry::serve(Nanos now) {
     case kTenantClass: fill_tenant_class(e_, r->params, r->d); break;
     case kPathDrain: fill_drain(e_, r->params, r->d, true); break;
     case kPathUndrain: fill_drain(e_, r->params, r->d, false); break;
-    case kReload: fill_reload(e_, r->d); break;
+    case kReload: fill_reload(e_, r->d, now); break;
     case kWorkers: fill_workers(e_, r->d); break;
     default: r->rc = -1;
   }

@@ -76,8 +76,8 @@ void fill_drain(Edge& e, const char* params, rte_tel_data* d, bool on) {
   rte_tel_data_add_dict_int(d, "drained", on ? 1 : 0);
 }
 
-void fill_reload(Edge& e, rte_tel_data* d) {
-  const Control::ReloadResult r = e.control.reload();
+void fill_reload(Edge& e, rte_tel_data* d, Nanos now) {
+  const Control::ReloadResult r = e.control.reload(now);
   if (!r.ok) return fail(d, r.error);
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_int(d, "ok", 1);

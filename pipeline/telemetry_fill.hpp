@@ -31,6 +31,6 @@ void fill_workers(Edge& e, rte_tel_data* d);
 void fill_tenant_set(Edge& e, const char* params, rte_tel_data* d);
 void fill_tenant_class(Edge& e, const char* params, rte_tel_data* d);
 void fill_drain(Edge& e, const char* params, rte_tel_data* d, bool on);
-void fill_reload(Edge& e, rte_tel_data* d);
+void fill_reload(Edge& e, rte_tel_data* d, Nanos now);
 
 }  // namespace ufab::pipeline::tel

@@ -128,6 +128,7 @@ void fill_tenants(Edge& e, rte_tel_data* d) {
         cls_weight[t] = s.sched.class_weight(cls[t]);
       }
     for (uint32_t p = 0; p < s.pairs.size(); ++p) {
+      if (!s.live(p)) continue;
       const uint32_t t = s.meta[p].tenant;
       ++pairs[t];
       backlog[t] += s.sched.backlog_bytes(p);
@@ -166,7 +167,7 @@ void fill_paths(Edge& e, rte_tel_data* d) {
   for (size_t h = 0; h < cfg.hosts.size(); ++h) on[h].assign(cfg.hosts[h].paths.size(), 0);
   e.on_workers([&](EdgeState& s) {
     for (uint32_t p = 0; p < s.pairs.size(); ++p)
-      if (const int ap = s.pairs[p].active_path(); ap >= 0) ++on[s.meta[p].host][static_cast<size_t>(ap)];
+      if (const int ap = s.pairs[p].active_path(); ap >= 0 && s.live(p)) ++on[s.meta[p].host][static_cast<size_t>(ap)];
   });
   rte_tel_data_start_dict(d);
   for (size_t h = 0; h < cfg.hosts.size() && h < RTE_TEL_MAX_DICT_ENTRIES; ++h) {
@@ -234,6 +235,7 @@ void fill_pairs(Edge& e, const char* params, rte_tel_data* d, Nanos now) {
   bool more = false;
   e.on_workers([&](EdgeState& s) {
     for (uint32_t p = 0; p < s.pairs.size(); ++p) {
+      if (!s.live(p)) continue;  // removed at runtime (remote_vms.hpp); its index is not reused
       const uint32_t g = s.meta[p].global;
       more = more || g >= first + kPairsPerPage;
       if (g < first || g >= first + kPairsPerPage) continue;
@@ -255,7 +257,7 @@ void fill_pair(Edge& e, const char* params, rte_tel_data* d, Nanos now) {
   bool found = false;
   e.on_workers([&](EdgeState& s) {
     for (uint32_t p = 0; p < s.pairs.size() && !found; ++p) {
-      if (s.meta[p].global != want) continue;
+      if (s.meta[p].global != want || !s.live(p)) continue;
       found = true;
       pair_fields(s, p, d, now);
       // DPDK 22.11 telemetry nests containers one level deep, so each sample

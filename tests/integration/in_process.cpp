@@ -69,7 +69,7 @@ rte_ring* make_ring(const std::string& tag) {
   return r;
 }
 
-std::unique_ptr<pipeline::Edge> make_edge(const edge::EdgeConfig& cfg, const std::string& text, rte_mempool* pool) {
+std::unique_ptr<pipeline::Edge> make_edge(edge::EdgeConfig& cfg, const std::string& text, rte_mempool* pool) {
   return std::make_unique<pipeline::Edge>(cfg, text, pool, 2, pipeline::make_layout(cfg, 2, {0}, 0));
 }
 

@@ -159,7 +159,8 @@ std::string reload_error(const std::string& running, const std::string& next, co
     cls.push_back(t.weight_from_guarantee ? ufab::pipeline::TenantChange::kFromGuarantee : static_cast<int>(t.weight_class));
   }
   std::string text;
-  return ufab::pipeline::diff_config(cfg, running, bps, cls, text, changes);
+  std::vector<ufab::pipeline::RemoteVmChange> vms;  // the file's remote VMs against the running ones: never throws
+  return ufab::pipeline::diff_config(cfg, running, bps, cls, text, changes, vms);
 }
 
 TEST(EdgeConfigFuzz, EveryTextIsAReloadAppliedOrRefused) {

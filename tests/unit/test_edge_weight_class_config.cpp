@@ -149,6 +149,7 @@ TEST(EdgeWeightClass, BadValuesNameFileLineAndField) {
 struct Reload {
   std::string error;
   std::vector<TenantChange> changes;
+  std::vector<ufab::pipeline::RemoteVmChange> vms;
 };
 
 Reload reload(const std::string& running, const std::string& next, const std::vector<double>& live_bps,
@@ -158,7 +159,7 @@ Reload reload(const std::string& running, const std::string& next, const std::ve
   EdgeConfig cfg = parse_config(running, path);
   Reload r;
   std::string text;
-  r.error = ufab::pipeline::diff_config(cfg, running, live_bps, live_class, text, r.changes);
+  r.error = ufab::pipeline::diff_config(cfg, running, live_bps, live_class, text, r.changes, r.vms);
   std::remove(path.c_str());
   return r;
 }

@@ -1,0 +1,189 @@
+#include "pipeline/remote_vms.hpp"
+
+#include <rte_byteorder.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "pipeline/edge.hpp"
+#include "pipeline/log.hpp"
+
+namespace ufab::pipeline {
+
+// ---- a worker's part (on its own lcore) ----
+
+uint32_t EdgeState::remove_pair(uint32_t p, Nanos now) {
+  const PairMeta& m = meta[p];
+  const edge::VmCfg& l = cfg.vms[m.local_vm];
+  const edge::VmCfg& rv = cfg.remote_vms[m.remote_vm];
+  const ClassifyKey ck{l.port, l.vlan, rte_cpu_to_be_32(l.ip), rte_cpu_to_be_32(rv.ip), l.svlan};
+  classify.remove(&ck);
+  if (l.ip6 != edge::Ip6{} && rv.ip6 != edge::Ip6{}) ip6.remove_pair(l, rv);
+  // A cached key would still name the slot, which a new pair may take.
+  classify_cache.clear();
+  classify6_cache.clear();
+  std::vector<uint32_t>& mine = vm_pairs[m.local_vm];
+  mine.erase(std::find(mine.begin(), mine.end(), p));
+  const uint32_t dropped = sched.flush_pair(p, [&](rte_mbuf*&& f, uint32_t) {
+    rte_pktmbuf_free(f);
+    stats.drop(l.port, Drop::pair_removed);
+  });
+  // Out of Alg. 1: its VM's next assignment is over its other pairs.
+  if (published_active[p]) {
+    share[p].active.store(false, std::memory_order_relaxed);
+    std::atomic<uint32_t>& n = vm_active[m.local_vm];
+    n.store(n.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+    published_active[p] = 0;
+  }
+  bump(vm_inputs_gen[m.local_vm]);
+  pairs[p].finish_now(now);  // sent at its next poll (control_tx), retried until acked or given up
+  wake(p);
+  slot[p] = Slot::removed;
+  removed_pairs.push_back(p);
+  return dropped;
+}
+
+void EdgeState::reclaim() {
+  for (size_t k = 0; k < removed_pairs.size();) {
+    const uint32_t p = removed_pairs[k];
+    // Idle in the scheduler since its flush (nothing classifies into it).
+    if (pairs[p].finish_pending() || !sched.remove_pair(p)) {
+      ++k;
+      continue;
+    }
+    if (wire_pairs.lookup(&meta[p].wire_id) == p) wire_pairs.remove(&meta[p].wire_id);
+    timers.arm(p, PairTimers::kUnarmed);
+    slot[p] = Slot::free;
+    free_pairs.push_back(p);
+    removed_pairs[k] = removed_pairs.back();
+    removed_pairs.pop_back();
+  }
+}
+
+void EdgeState::add_targets(uint32_t r) {
+  const edge::VmCfg& rv = cfg.remote_vms[r];
+  if (rv.mac != edge::Mac{}) {
+    const VmKey k{rv.vni, rte_cpu_to_be_32(rv.ip)};
+    add_configured(arp_targets, &k, r, "ARP target (VNI, IP)");
+  }
+  ip6.add_nd_target(rv, r);
+}
+
+void EdgeState::remove_targets(uint32_t r) {
+  const edge::VmCfg& rv = cfg.remote_vms[r];
+  if (rv.mac != edge::Mac{}) {
+    const VmKey k{rv.vni, rte_cpu_to_be_32(rv.ip)};
+    arp_targets.remove(&k);
+  }
+  ip6.remove_nd_target(rv);
+}
+
+// ---- the control lcore's part ----
+
+namespace {
+
+// A pair to make: local VM v, remote VM entry r, overall index.
+struct NewPair {
+  size_t v, r;
+  uint32_t global;
+};
+
+}  // namespace
+
+std::string apply_remote_vms(Edge& e, const std::vector<RemoteVmChange>& changes, Nanos now,
+                             std::vector<std::string>& out) {
+  using Kind = RemoteVmChange::Kind;
+  if (changes.empty()) return "";
+  edge::EdgeConfig& c = e.live_cfg();
+  const char* kNothing = "; nothing applied";
+  for (size_t p = 0; p < e.layout.rx_mode.size(); ++p)
+    if (e.shards[0]->offload.marks(static_cast<uint16_t>(p)))
+      return c.file + ": remote_vms: changed, needs a restart while port " + std::to_string(p) +
+             " classifies by rte_flow MARK rules (they name pair slots)" + kNothing;
+  // The room: entries to append, and each worker's slots for the pairs of
+  // the VMs added (a removed pair's slot frees only once its finish is done).
+  size_t entries = 0;
+  std::vector<size_t> need(e.shards.size(), 0);
+  for (const RemoteVmChange& ch : changes) {
+    if (ch.kind == Kind::removed) continue;
+    ++entries;
+    for (size_t v = 0; v < c.vms.size(); ++v) need[e.layout.vm_owner[v]] += c.vms[v].vni == ch.vm.vni;
+  }
+  if (entries > e.remote_vm_room)
+    return c.file + ": remote_vms: " + std::to_string(entries) + " VM(s) to add, room for " +
+           std::to_string(e.remote_vm_room) + " more (params.spare_remote_vms: " + std::to_string(c.spare_remote_vms) +
+           " over the edge's life; raise it and restart)" + kNothing;
+  std::vector<size_t> room(e.shards.size(), 0);
+  e.on_workers([&](EdgeState& s) {
+    s.reclaim();
+    room[s.worker] = s.spare_slots();
+  });
+  for (size_t w = 0; w < e.shards.size(); ++w)
+    if (need[w] > room[w])
+      return c.file + ": remote_vms: worker " + std::to_string(w) + " needs " + std::to_string(need[w]) +
+             " VM-pair slot(s), has " + std::to_string(room[w]) + " (params.spare_pairs: " +
+             std::to_string(c.spare_pairs) + " per worker; a removed pair's slot frees once its finish is done)" +
+             kNothing;
+
+  // Removals first: a changed VM's new keys may be its old ones.
+  for (const RemoteVmChange& ch : changes) {
+    if (ch.kind == Kind::added) continue;
+    const uint32_t r = ch.running;
+    size_t removed = 0, dropped = 0;
+    e.on_workers([&](EdgeState& s) {
+      s.remove_targets(r);
+      for (uint32_t p = 0; p < s.pairs.size(); ++p)
+        if (s.live(p) && s.meta[p].remote_vm == r) {
+          dropped += s.remove_pair(p, now);
+          ++removed;
+        }
+    });
+    c.remote_vms[r].removed = true;
+    if (ch.kind == Kind::removed) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "remote VM %s removed: %zu pair(s), %zu queued frame(s) dropped",
+                    c.remote_vms[r].name.c_str(), removed, dropped);
+      out.emplace_back(buf);
+    } else {
+      out.push_back("remote VM " + c.remote_vms[r].name + " changed (" + ch.fields + "): " + std::to_string(removed) +
+                    " pair(s) removed, " + std::to_string(dropped) + " queued frame(s) dropped");
+    }
+  }
+  // Then additions (and the changed VMs' new entries), each with its pairs
+  // in config order (a VM's pairs over the local VMs of its tenant).
+  for (const RemoteVmChange& ch : changes) {
+    if (ch.kind == Kind::removed) continue;
+    const auto r = static_cast<uint32_t>(c.remote_vms.size());
+    edge::VmCfg vm = ch.vm;
+    vm.removed = false;
+    c.remote_vms.push_back(std::move(vm));  // within the capacity reserved at start-up: nothing moves
+    --e.remote_vm_room;
+    std::vector<NewPair> made;
+    for (size_t v = 0; v < c.vms.size(); ++v)
+      if (c.vms[v].vni == c.remote_vms[r].vni) made.push_back({v, r, e.next_pair_index++});
+    size_t added = 0;
+    std::string failed;
+    e.on_workers([&](EdgeState& s) {
+      try {
+        s.add_targets(r);
+        for (const NewPair& np : made)
+          if (e.layout.vm_owner[np.v] == s.worker) added += s.add_pair(np.v, np.r, np.global) != EdgeState::kNoSlot;
+      } catch (const std::exception& x) {  // not reached: the file's checks and the room's
+        failed = x.what();
+      }
+    });
+    const std::string& name = c.remote_vms[r].name;
+    std::string line = ch.kind == Kind::added ? "remote VM " + name + " added" : "remote VM " + name + " re-added";
+    line += " (host " + c.hosts[c.remote_vms[r].host].name + "): " + std::to_string(added) + " pair(s)";
+    if (added != made.size()) line += ", " + std::to_string(made.size() - added) + " not made";
+    if (!failed.empty()) line += " (" + failed + ")";
+    out.push_back(line);
+  }
+  // Alg. 1's per-VM scratch, sized as at start-up, so its rounds do not allocate.
+  e.control.reserve_tokens();
+  UFAB_LOG(NOTICE, "remote VMs: %zu change(s) applied", changes.size());
+  return "";
+}
+
+}  // namespace ufab::pipeline

@@ -1,0 +1,49 @@
+// Remote VMs added, removed or moved at runtime (a reload: SIGHUP or
+// /ufab/reload; pipeline/reload.hpp finds the changes). A VM of a tenant
+// starts, stops or migrates on another host while this edge runs: its
+// VM-pairs (one per local VM of the tenant, on that local VM's worker) are
+// made or taken out without a restart, and nothing else is touched.
+//
+//  - Added: an entry is appended to cfg.remote_vms (reserved at start-up
+//    for params.spare_remote_vms more: workers index it while the control
+//    lcore appends, so it never moves), then each worker makes its pairs
+//    (EdgeState::add_pair, the constructor's own) in a free slot or a new
+//    one of the params.spare_pairs it keeps, and adds the VM's ARP and
+//    neighbour discovery entries. The pair starts as a start-up pair does:
+//    selecting a path (§3.5) at its first frame.
+//  - Removed: each worker takes the VM's ARP/ND entries out and removes
+//    its pairs (EdgeState::remove_pair): out of the classification tables
+//    (its frames are then unknown_pair), its queued frames freed and
+//    counted as dropped (pair_removed: the VM they were for is gone),
+//    unpublished for Alg. 1, and finished (§4.2: the switches release its
+//    window and token sums). The slot is free once its finish is acked or
+//    given up (EdgeState::reclaim, at the next reload). The entry stays,
+//    marked removed, so that every other index holds.
+//  - Changed (the same VM id with another host, address, MAC, name or
+//    tenant): removed, then added as a new entry with new pairs.
+//
+// All or nothing: the room (entries, each worker's slots) is checked before
+// anything is applied, and a reload that needs more is refused naming the
+// parameter. Refused as well while a port classifies by rte_flow MARK
+// rules, which name pair slots (flow_offload.hpp): that needs a restart.
+// Each worker's part runs as a command between two of its bursts
+// (Edge::on_worker), so the data path takes no lock and a worker's tables
+// change only on its own lcore.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "control/clock.hpp"
+#include "pipeline/reload.hpp"
+
+namespace ufab::pipeline {
+
+class Edge;
+
+// Applies `changes` (diff_remote_vms) to the running edge; `out` gets one
+// line per change. Returns "" or why nothing was applied.
+std::string apply_remote_vms(Edge& e, const std::vector<RemoteVmChange>& changes, Nanos now,
+                             std::vector<std::string>& out);
+
+}  // namespace ufab::pipeline
