@@ -75,8 +75,8 @@ std::unique_ptr<pipeline::Edge> make_edge(edge::EdgeConfig& cfg, const std::stri
 
 }  // namespace
 
-EdgeRig::EdgeRig(const std::string& config_text, const std::string& tag)
-    : cfg_(edge::parse_config(config_text, "rig.yaml")),
+EdgeRig::EdgeRig(const std::string& config_text, const std::string& tag, const std::string& file)
+    : cfg_(edge::parse_config(config_text, file)),
       pool_(make_pool(tag)),
       fabric_out_(make_ring(tag)),
       edge_(make_edge(cfg_, config_text, pool_)),

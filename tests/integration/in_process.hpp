@@ -38,7 +38,8 @@ std::string one_vm_config(const std::string& params, int remote_vms);
 // process. Inside run_in_process's body only.
 class EdgeRig {
  public:
-  EdgeRig(const std::string& config_text, const std::string& tag);
+  // file: the name the configuration goes by (a reload reads it).
+  EdgeRig(const std::string& config_text, const std::string& tag, const std::string& file = "rig.yaml");
   ~EdgeRig();
   EdgeRig(const EdgeRig&) = delete;
   EdgeRig& operator=(const EdgeRig&) = delete;

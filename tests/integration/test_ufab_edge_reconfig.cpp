@@ -16,7 +16,11 @@
 //  - /ufab/path_drain,hB,1 shows drained=1 in /ufab/paths, bad host/path
 //    refused, /ufab/path_undrain clears it;
 // and through all of it nothing is lost: queued stays 10, no drops,
-// conservation holds; SIGTERM then exits 0 after the bounded drain.
+// conservation holds. Then remote VMs (pipeline/remote_vms.hpp): SIGHUP adds
+// b2 (pair index 1 in /ufab/pairs, 2 pairs in /ufab/tenants); /ufab/reload
+// removes b1, whose 10 queued frames are dropped as pair_removed (queued 0,
+// dropped 10, conservation holds; /ufab/pair,0 is gone); a reload needing
+// 257 pair slots with 256 spare is refused. SIGTERM then exits 0.
 // Algorithm 1 follows each guarantee: a1 -> b1 is a1's one active pair and
 // sends nothing (demand 0 < phi_alpha / 1), so line 7 assigns it the fair
 // share phi_alpha: assigned_token 2, then 5 after tenant_set, then 3 after
@@ -30,6 +34,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -45,9 +50,12 @@ namespace {
 
 using namespace ufab::itest;
 
-std::string config(const char* guarantee, const char* weight, const char* extra_vm) {
-  char buf[1600];
-  std::snprintf(buf, sizeof(buf), R"(edge:
+const char* kB1 = "  - {name: b1, id: 2, tenant: 100, ip: 192.168.0.2, host: hB}\n";
+
+std::string config(const char* guarantee, const char* weight, const char* extra_vm, const char* remotes = kB1) {
+  std::vector<char> text(1600 + std::strlen(remotes));
+  char* const buf = text.data();
+  std::snprintf(buf, text.size(), R"(edge:
   fabric_port: 1
   ip: 10.0.0.1
   mac: 02:00:00:00:00:01
@@ -67,9 +75,8 @@ vms:
     base_rtt_us: 100
     paths: [[1], [2]]
 remote_vms:
-  - {name: b1, id: 2, tenant: 100, ip: 192.168.0.2, host: hB}
-)",
-                guarantee, weight, extra_vm);
+%s)",
+                guarantee, weight, extra_vm, remotes);
   return buf;
 }
 
@@ -252,6 +259,46 @@ int main(int argc, char** argv) {
   ITEST_CHECK(has(r, "\"state\":\"selecting\"") && has(r, "\"history\":[\"t_ns="), "pair,0: %s", r.c_str());
   balanced("drain");
 
+  // Remote VMs (pipeline/remote_vms.hpp): b2 added by SIGHUP (pair index
+  // 1), then b1 removed by /ufab/reload with its 10 queued frames, which
+  // are counted as dropped (pair_removed): nothing is lost.
+  write_text(file, config("3", "1", "", "  - {name: b1, id: 2, tenant: 100, ip: 192.168.0.2, host: hB}\n"
+                                        "  - {name: b2, id: 4, tenant: 100, ip: 192.168.0.4, host: hB}\n"));
+  kill(pid, SIGHUP);
+  ITEST_CHECK(wait_for_text(dir + "/out", "ufab-edge reload ok [remote VM b2 added (host hB): 1 pair(s)]", 10),
+              "SIGHUP adding b2");
+  r = ask("/ufab/pairs");
+  ITEST_CHECK(has(r, "\"pair_0x00010002\":{\"index\":0,") && has(r, "\"pair_0x00010004\":{\"index\":1,\"worker\":0,"
+                                                                   "\"local\":\"a1\",\"remote\":\"b2\""),
+              "pairs with b2: %s", r.c_str());
+  ITEST_CHECK(has(ask("/ufab/tenants"), "\"pairs\":2,"), "tenant 100 has 2 pairs");
+  balanced("b2 added");
+  write_text(file, config("3", "1", "", "  - {name: b2, id: 4, tenant: 100, ip: 192.168.0.4, host: hB}\n"));
+  r = ask("/ufab/reload");
+  ITEST_CHECK(has(r, "\"ok\":1") && has(r, "\"changes\":[\"remote VM b1 removed: 1 pair(s), 10 queued frame(s) dropped\"]"),
+              "reload removing b1: %s", r.c_str());
+  r = ask("/ufab/pairs");
+  ITEST_CHECK(!has(r, "pair_0x00010002") && has(r, "\"pair_0x00010004\":{\"index\":1,"), "pairs without b1: %s", r.c_str());
+  ITEST_CHECK(has(ask("/ufab/pair,0"), "no pair 0"), "pair 0 is gone");
+  {
+    const std::string st = ask("/ufab/stats");
+    ITEST_CHECK(json_number(st, "queued") == 0 && json_number(st, "dropped") == 10 && json_number(st, "conserved") == 1 &&
+                    has(st, "\"pair_removed\":10"),
+                "stats after b1 removed: %s", st.c_str());
+  }
+  ITEST_CHECK(has(ask("/ufab/workers"), "\"pairs\":1,"), "worker 0 has 1 pair");
+  // More than params.spare_pairs allows (one worker: 1 start-up pair + 256 spare, b1's slot not yet free).
+  {
+    std::string many = "  - {name: b2, id: 4, tenant: 100, ip: 192.168.0.4, host: hB}\n";
+    for (int i = 0; i < 257; ++i)
+      many += "  - {name: m" + std::to_string(i) + ", id: " + std::to_string(100 + i) + ", tenant: 100, ip: 192.168." +
+              std::to_string(2 + i / 200) + "." + std::to_string(1 + i % 200) + ", host: hB}\n";
+    write_text(file, config("3", "1", "", many.c_str()));
+  }
+  r = ask("/ufab/reload");
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "remote_vms: worker 0 needs 257 VM-pair slot(s), has 256 (params.spare_pairs: 256"),
+              "reload past spare_pairs: %s", r.c_str());
+
   kill(pid, SIGTERM);
   const RunResult rr = wait_with_deadline(pid, 20);
   remove_dpdk_runtime(prefix);
@@ -259,12 +306,15 @@ int main(int argc, char** argv) {
   std::printf("%stelemetry:\n%s", out.c_str(), log.c_str());
   ITEST_CHECK(!rr.timed_out && rr.exit_code == 0, "ufab-edge: exit %d: %s", rr.exit_code, read_file(dir + "/err").c_str());
   auto f = parse_line(out, "ufab-edge final ");
-  ITEST_CHECK(f["rx"] == 10 && f["queued"] == 10 && f["dropped"] == 0 && f["conserved"] == 1, "final: nothing lost");
-  ITEST_CHECK(has(out, "ufab-edge stop: drained (queued=10), finishing 0 active pairs"), "bounded drain");
+  ITEST_CHECK(f["rx"] == 10 && f["queued"] == 0 && f["dropped"] == 10 && f["drop.pair_removed"] == 10 &&
+                  f["conserved"] == 1,
+              "final: every frame counted");
+  ITEST_CHECK(has(out, "ufab-edge stop: drained (queued=0), finishing 0 active pairs"), "drain");
 
   if (ufab::itest::g_failures == 0) {
     std::filesystem::remove_all(dir);
-    std::printf("PASS: tenant_set, tenant_class, SIGHUP and telemetry reloads, refused reloads, path drain; nothing lost\n");
+    std::printf("PASS: tenant_set, tenant_class, SIGHUP and telemetry reloads, refused reloads, path drain, remote VMs "
+                "added and removed; every frame counted\n");
     return 0;
   }
   std::printf("%d checks failed; files kept in %s\n", ufab::itest::g_failures, dir.c_str());

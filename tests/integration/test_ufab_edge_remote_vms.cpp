@@ -1,0 +1,224 @@
+// Remote VMs added, removed and moved by a reload (pipeline/remote_vms.hpp),
+// in process on a real Edge (one worker). Local VMs a1 and a2 of tenant 100
+// (port 0); remote VMs b1, b2 on host hB at start: pairs a1->b1, a1->b2,
+// a2->b1, a2->b2 (slots and indices 0..3); params.spare_pairs 4 (8 slots),
+// params.spare_remote_vms 5. Each step checks the exact counts and
+// rx = queued + dropped + what waits in port 0's TX buffer (ARP answers):
+//  1. a1 sends 3 frames to b1, 2 to b2; a2 1 to b2; a1 1 to 192.168.0.13
+//     (no VM yet: unknown_pair) and asks ARP for .13 (arp_unanswered).
+//  2. Reload: b2 removed, b3 added. b2's two pairs leave with their 3
+//     queued frames (drop.pair_removed 3), b1's 3 stay; b3's pairs take
+//     slots 4 and 5 (indices 4, 5). Now a1's frames to b2 (IPv4 and IPv6)
+//     are unknown_pair, those to b3 (IPv4 and IPv6) queue in its pair,
+//     ARP for .13 is answered with b3's MAC, ARP for .12 is not.
+//  3. Reload: b1 moves to hC. Its pairs leave with b1's 3 frames; its new
+//     pairs (indices 6, 7) take the slots b2's pairs freed (their finish
+//     done), on host hC; a1's next frames to b1 queue there.
+//  4. Reloads that need more room are refused and apply nothing: 4 VMs to
+//     add with room for 3 entries; 3 VMs (6 pairs) with 4 slots left.
+//  5. Reload: b4 added, in the 2 slots b1's old pairs freed; the same file
+//     again changes nothing.
+//
+// argv[1]: unused (present when DPDK was found; exit 77 otherwise).
+#include <rte_mbuf.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "pipeline/stages.hpp"
+#include "tests/integration/arp_frames.hpp"
+#include "tests/integration/check.hpp"
+#include "tests/integration/edge_common.hpp"
+#include "tests/integration/in_process.hpp"
+#include "tests/integration/ipv6_frames.hpp"
+
+namespace {
+
+using namespace ufab;
+using namespace ufab::itest;
+
+constexpr uint32_t kA1 = 0xc0a80001, kA2 = 0xc0a80002;
+uint32_t ip_of_b(int i) { return 0xc0a8000a + static_cast<uint32_t>(i); }  // b_i: 192.168.0.(10 + i)
+
+// Remote VM b_i (id 10 + i, fd00::b:i, MAC 02:00:00:00:0b:0i) on host h.
+std::string b(int i, const char* h) {
+  const std::string n = std::to_string(i);
+  return "  - {name: b" + n + ", id: " + std::to_string(10 + i) + ", tenant: 100, mac: \"02:00:00:00:0b:0" + n +
+         "\", ip: 192.168.0." + std::to_string(10 + i) + ", ip6: \"fd00::b:" + n + "\", host: " + h + "}\n";
+}
+
+std::string config(const std::string& remotes) {
+  return R"(edge: {fabric_port: 1, ip: 10.0.0.1, mac: "02:00:00:00:00:01"}
+params: {unit_bw_gbps: 1, spare_pairs: 4, spare_remote_vms: 5}
+tenants:
+  - {vni: 100, guarantee_gbps: 1}
+vms:
+  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, ip6: "fd00::a:1", port: 0}
+  - {name: a2, id: 2, tenant: 100, mac: "02:00:00:00:0a:02", ip: 192.168.0.2, ip6: "fd00::a:2", port: 0}
+hosts:
+  - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1]]}
+  - {name: hC, ip: 10.0.0.3, mac: "02:00:00:00:00:03", base_rtt_us: 100, paths: [[2]]}
+remote_vms:
+)" + remotes;
+}
+
+const Mac kMacA1 = {2, 0, 0, 0, 0x0a, 1};
+
+// A UDP datagram from a1 (fd00::a:1) to fd00::b:i, n bytes of data.
+Frame udp6_a1_to_b(int i, size_t n) {
+  Bytes udp(8 + n, 0x5a);
+  udp[0] = 0x03, udp[1] = 0xe8;  // 1000
+  udp[2] = 0x13, udp[3] = 0x89;  // 5001
+  udp[4] = static_cast<uint8_t>((8 + n) >> 8), udp[5] = static_cast<uint8_t>(8 + n);
+  Bytes src(16, 0), dst(16, 0);
+  src[0] = dst[0] = 0xfd, src[13] = 0x0a, src[15] = 1, dst[13] = 0x0b, dst[15] = static_cast<uint8_t>(i);
+  return ip6_frame({2, 0, 0, 0, 0x0b, 0}, {2, 0, 0, 0, 0x0a, 1}, src, dst, 17, 64, udp);
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += "[" + x + "]";
+  return s;
+}
+
+void run(const std::string& dir) {
+  const std::string file = dir + "/edge.yaml";
+  write_text(file, config(b(1, "hB") + b(2, "hB")));
+  EdgeRig r(config(b(1, "hB") + b(2, "hB")), "rvm", file);
+  pipeline::EdgeState& s = r.s;
+  Nanos now = 1'000'000;
+  const auto burst = [&](const std::vector<Frame>& fs) {
+    std::vector<rte_mbuf*> ms;
+    for (const Frame& f : fs) ms.push_back(r.mbuf(f, 0));
+    s.stats.ports[0].rx += ms.size();  // as poll_port counts them
+    pipeline::vm_frames(s, 0, ms.data(), static_cast<uint16_t>(ms.size()), now);
+    now += 1'000'000;
+  };
+  const auto reload = [&](const std::string& remotes) {
+    write_text(file, config(remotes));
+    return r.e.control.reload(now);
+  };
+  const auto drops = [&](pipeline::Drop d) { return static_cast<unsigned long long>(s.stats.dropped(d)); };
+  const auto balanced = [&](const char* when, uint64_t queued) {
+    const uint64_t pending = s.tx[0].pending();
+    ITEST_CHECK(s.queued() == queued && s.stats.rx() == s.queued() + s.stats.dropped() + pending,
+                "%s: queued %llu (want %llu), rx %llu = queued + dropped %llu + %llu in port 0's TX buffer", when,
+                static_cast<unsigned long long>(s.queued()), static_cast<unsigned long long>(queued),
+                static_cast<unsigned long long>(s.stats.rx()), static_cast<unsigned long long>(s.stats.dropped()),
+                static_cast<unsigned long long>(pending));
+  };
+  const auto slot_of = [&](uint32_t local, int i) { return r.pair(local, static_cast<uint32_t>(10 + i)); };
+  ITEST_CHECK(s.pairs.size() == 4 && s.pair_capacity == 8 && slot_of(1, 1) == 0 && slot_of(1, 2) == 1 &&
+                  slot_of(2, 1) == 2 && slot_of(2, 2) == 3,
+              "start: %zu pairs in %u slots", s.pairs.size(), s.pair_capacity);
+
+  // 1.
+  burst({vm_frame(kA1, ip_of_b(1), 1000, 100, 1), vm_frame(kA1, ip_of_b(1), 1000, 100, 2),
+         vm_frame(kA1, ip_of_b(1), 1000, 100, 3), vm_frame(kA1, ip_of_b(2), 1000, 200, 4),
+         vm_frame(kA1, ip_of_b(2), 1000, 200, 5), vm_frame(kA2, ip_of_b(2), 1000, 300, 6),
+         vm_frame(kA1, ip_of_b(3), 1000, 50, 7), who_has(kMacA1, 1, 13)});
+  ITEST_CHECK(drops(pipeline::Drop::unknown_pair) == 1 && drops(pipeline::Drop::arp_unanswered) == 1,
+              "1: unknown_pair %llu, arp_unanswered %llu", drops(pipeline::Drop::unknown_pair),
+              drops(pipeline::Drop::arp_unanswered));
+  balanced("1", 6);
+
+  // 2. b2 out, b3 in.
+  pipeline::Control::ReloadResult rr = reload(b(1, "hB") + b(3, "hB"));
+  ITEST_CHECK(rr.ok && joined(rr.changes) ==
+                           "[remote VM b2 removed: 2 pair(s), 3 queued frame(s) dropped]"
+                           "[remote VM b3 added (host hB): 2 pair(s)]",
+              "2: reload: ok %d %s %s", rr.ok, rr.error.c_str(), joined(rr.changes).c_str());
+  const uint32_t a1b3 = slot_of(1, 3), a2b3 = slot_of(2, 3);
+  ITEST_CHECK(drops(pipeline::Drop::pair_removed) == 3 && s.stats.ports[0].drops[size_t(pipeline::Drop::pair_removed)] == 3,
+              "2: pair_removed %llu", drops(pipeline::Drop::pair_removed));
+  ITEST_CHECK(!s.live(1) && !s.live(3) && s.live(0) && s.live(2) && a1b3 == 4 && a2b3 == 5 && s.meta[4].global == 4 &&
+                  s.meta[5].global == 5 && s.live_pairs() == 4 && s.spare_slots() == 2,
+              "2: slots: b3 in %u, %u; live %zu, spare %zu", a1b3, a2b3, s.live_pairs(), s.spare_slots());
+  ITEST_CHECK(s.vm_pairs[0] == std::vector<uint32_t>({0, 4}) && s.vm_pairs[1] == std::vector<uint32_t>({2, 5}),
+              "2: Alg. 1's pairs per VM");
+  ITEST_CHECK(r.e.cfg.remote_vms.size() == 3 && r.e.cfg.remote_vms[1].removed && r.e.remote_vm_room == 4,
+              "2: entries %zu, room %u", r.e.cfg.remote_vms.size(), r.e.remote_vm_room);
+  balanced("2", 3);
+  const size_t f4 = 400, f6 = 500;
+  burst({vm_frame(kA1, ip_of_b(2), 1000, 60, 8), vm_frame(kA1, ip_of_b(2), 1000, 60, 9),
+         vm_frame(kA1, ip_of_b(3), 1000, f4, 10), vm_frame(kA1, ip_of_b(3), 1000, f4, 11),
+         vm_frame(kA1, ip_of_b(3), 1000, f4, 12), vm_frame(kA1, ip_of_b(3), 1000, f4, 13),
+         vm_frame(kA2, ip_of_b(3), 1000, 70, 14), udp6_a1_to_b(3, f6), udp6_a1_to_b(2, 80),
+         who_has(kMacA1, 1, 13), who_has(kMacA1, 1, 12)});
+  const uint64_t want_b3 = 4 * (vm_frame(kA1, ip_of_b(3), 1000, f4, 10).size() + s.encap_bytes(a1b3, -1)) +
+                           udp6_a1_to_b(3, f6).size() + s.encap_bytes(a1b3, -1);
+  ITEST_CHECK(s.sched.backlog_bytes(a1b3) == want_b3 && s.sched.backlog_packets(a1b3) == 5 &&
+                  s.sched.backlog_packets(a2b3) == 1,
+              "2: a1->b3 holds %llu bytes (want %llu), %u frames; a2->b3 %u", (unsigned long long)s.sched.backlog_bytes(a1b3),
+              (unsigned long long)want_b3, s.sched.backlog_packets(a1b3), s.sched.backlog_packets(a2b3));
+  ITEST_CHECK(drops(pipeline::Drop::unknown_pair) == 4 && s.stats.arp_replied == 1 &&
+                  drops(pipeline::Drop::arp_unanswered) == 2 && s.tx[0].pending() == 1,
+              "2: unknown_pair %llu (want 4), arp_replied %llu (want 1), arp_unanswered %llu (want 2)",
+              drops(pipeline::Drop::unknown_pair), (unsigned long long)s.stats.arp_replied,
+              drops(pipeline::Drop::arp_unanswered));
+  balanced("2, after a burst", 9);
+
+  // 3. b1 moves to hC.
+  rr = reload(b(1, "hC") + b(3, "hB"));
+  ITEST_CHECK(rr.ok && joined(rr.changes) ==
+                           "[remote VM b1 changed (host hB -> hC): 2 pair(s) removed, 3 queued frame(s) dropped]"
+                           "[remote VM b1 re-added (host hC): 2 pair(s)]",
+              "3: reload: ok %d %s %s", rr.ok, rr.error.c_str(), joined(rr.changes).c_str());
+  const uint32_t a1b1 = slot_of(1, 1), a2b1 = slot_of(2, 1);
+  ITEST_CHECK(((a1b1 == 1 && a2b1 == 3) || (a1b1 == 3 && a2b1 == 1)) && s.live(a1b1) && s.live(a2b1) &&
+                  s.meta[a1b1].host == 1 && s.meta[a2b1].host == 1 && s.meta[a1b1].global == 6 &&
+                  s.meta[a2b1].global == 7 && !s.live(0) && !s.live(2) && s.pairs.size() == 6,
+              "3: b1's pairs in slots %u, %u (want b2's old 1 and 3), on host %u", a1b1, a2b1, s.meta[a1b1].host);
+  ITEST_CHECK(drops(pipeline::Drop::pair_removed) == 6, "3: pair_removed %llu", drops(pipeline::Drop::pair_removed));
+  balanced("3", 6);
+  burst({vm_frame(kA1, ip_of_b(1), 1000, 100, 15), vm_frame(kA1, ip_of_b(1), 1000, 100, 16)});
+  ITEST_CHECK(s.sched.backlog_packets(a1b1) == 2 && drops(pipeline::Drop::unknown_pair) == 4,
+              "3: a1->b1 on hC holds %u frames", s.sched.backlog_packets(a1b1));
+  balanced("3, after a burst", 8);
+
+  // 4. Not enough room: nothing applied.
+  const std::string three = b(1, "hC") + b(3, "hB");
+  rr = reload(three + b(4, "hB") + b(5, "hB") + b(6, "hB") + b(7, "hB"));
+  ITEST_CHECK(!rr.ok && rr.error == file + ": remote_vms: 4 VM(s) to add, room for 3 more (params.spare_remote_vms: 5 "
+                                           "over the edge's life; raise it and restart); nothing applied",
+              "4: %s", rr.error.c_str());
+  rr = reload(three + b(4, "hB") + b(5, "hB") + b(6, "hB"));
+  ITEST_CHECK(!rr.ok && rr.error == file + ": remote_vms: worker 0 needs 6 VM-pair slot(s), has 4 (params.spare_pairs: "
+                                           "4 per worker; a removed pair's slot frees once its finish is done); "
+                                           "nothing applied",
+              "4: %s", rr.error.c_str());
+  ITEST_CHECK(r.e.cfg.remote_vms.size() == 4 && r.e.remote_vm_room == 3 && s.pairs.size() == 6 && s.live_pairs() == 4 &&
+                  slot_of(1, 4) == pipeline::HashTable::kMiss,
+              "4: refused reloads applied nothing");
+  balanced("4", 8);
+
+  // 5. b4 in the slots b1's old pairs freed.
+  rr = reload(three + b(4, "hB"));
+  const uint32_t a1b4 = slot_of(1, 4), a2b4 = slot_of(2, 4);
+  ITEST_CHECK(rr.ok && joined(rr.changes) == "[remote VM b4 added (host hB): 2 pair(s)]" &&
+                  ((a1b4 == 0 && a2b4 == 2) || (a1b4 == 2 && a2b4 == 0)) && s.live_pairs() == 6 && s.pairs.size() == 6 &&
+                  s.free_pairs.empty() && s.spare_slots() == 2,
+              "5: reload %s %s; b4 in %u, %u", rr.error.c_str(), joined(rr.changes).c_str(), a1b4, a2b4);
+  rr = reload(three + b(4, "hB"));
+  ITEST_CHECK(rr.ok && rr.changes.empty(), "5: the same file again: %s", joined(rr.changes).c_str());
+  burst({vm_frame(kA2, ip_of_b(4), 1000, 90, 17)});
+  ITEST_CHECK(s.sched.backlog_packets(a2b4) == 1, "5: a2->b4 holds %u frames", s.sched.backlog_packets(a2b4));
+  balanced("5", 9);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  char tmpl[] = "/tmp/ufab_edge_rvm.XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) return 1;
+  const std::string dir = tmpl;
+  const int rc = run_in_process(argc, argv, "ufab_edge_remote_vms", [&] { run(dir); },
+                                "PASS: remote VMs added, removed, moved and refused at runtime; every frame counted");
+  std::remove((dir + "/edge.yaml").c_str());
+  rmdir(dir.c_str());
+  return rc;
+}
