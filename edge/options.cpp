@@ -151,8 +151,9 @@ Options:
                            poll it saves). At most 100000. Defaults 50 and 5.
   --help                   this text.
 
-Signals: SIGHUP re-reads --config (only tenants' guarantee_gbps and
-weight_class may change; anything else is rejected and nothing is applied).
+Signals: SIGHUP re-reads --config (tenants' guarantee_gbps and weight_class,
+and remote_vms added, removed or moved, may change; anything else is
+rejected and nothing is applied).
 Logging: rte_log type ufab.edge (--log-level=ufab.edge:debug).
 
 Telemetry (dpdk-telemetry.py, socket of the EAL's --file-prefix):
