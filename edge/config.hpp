@@ -62,6 +62,10 @@ struct HostCfg {
   uint64_t base_rtt_ns = 0;      // T of every pair to this host (§3.4)
   std::vector<PathCfg> paths;    // candidate paths, at most 8 (control/vm_pair.hpp)
   PathCfg reply_path;            // route for responses and finish-acks to this host
+  // Taken out by a reload (pipeline/remote_vms.hpp); its entry stays, so
+  // that the other indices hold. Only the control lcore reads or writes it.
+  bool removed = false;
+  bool same_as(const HostCfg& o) const;  // every field but the name and `removed`
 };
 
 struct EdgeConfig {
@@ -101,12 +105,14 @@ struct EdgeConfig {
   uint32_t max_incoming = 4096;       // receiver-side pairs (TokenAdmission)
   // Room for remote VMs a reload adds (pipeline/remote_vms.hpp): entries
   // appended to remote_vms over the edge's life (a removed VM's entry is not
-  // reused; a VM that moves to another host takes a new one), and VM-pair
+  // reused; a VM that moves to another host takes a new one), hosts
+  // likewise (spare_hosts), and VM-pair
   // slots per worker beyond its pairs at start-up (a removed pair's slot
   // is reused once its finish is done). Sized at start-up, so a reload that
   // needs more is refused, naming which, and applies nothing.
   uint32_t spare_remote_vms = 1024;
   uint32_t spare_pairs = 256;
+  uint32_t spare_hosts = 64;  // hosts reloads may add over the edge's life
   uint64_t seed = 1;
   // false: benchmarks only (deploy/ufab bench edge). The scheduler's windows
   // stay open (every pair's in-flight bytes are forgiven each token period),

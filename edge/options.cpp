@@ -152,8 +152,8 @@ Options:
   --help                   this text.
 
 Signals: SIGHUP re-reads --config (tenants' guarantee_gbps and weight_class,
-and remote_vms added, removed or moved, may change; anything else is
-rejected and nothing is applied).
+remote_vms added, removed or moved, and hosts added or removed, may change;
+anything else is rejected and nothing is applied).
 Logging: rte_log type ufab.edge (--log-level=ufab.edge:debug).
 
 Telemetry (dpdk-telemetry.py, socket of the EAL's --file-prefix):

@@ -189,11 +189,12 @@ std::string Control::set_drained(const std::string& host, const std::string& pat
   const edge::EdgeConfig& c = e_.cfg;
   size_t h = c.hosts.size();
   for (size_t i = 0; i < c.hosts.size(); ++i)
-    if (c.hosts[i].name == host) h = i;
+    if (c.hosts[i].name == host && !c.hosts[i].removed) h = i;
   if (h == c.hosts.size()) {
     size_t idx = 0;
     const auto [end, ec] = std::from_chars(host.data(), host.data() + host.size(), idx);
-    if (host.empty() || ec != std::errc() || end != host.data() + host.size() || idx >= c.hosts.size())
+    if (host.empty() || ec != std::errc() || end != host.data() + host.size() || idx >= c.hosts.size() ||
+        c.hosts[idx].removed)
       return "no host '" + host + "' (a name from hosts: or an index below " + std::to_string(c.hosts.size()) + ")";
     h = idx;
   }
@@ -217,21 +218,20 @@ std::string Control::set_drained(const std::string& host, const std::string& pat
 
 Control::ReloadResult Control::reload(Nanos now) {
   ReloadResult r;
-  std::vector<TenantChange> changes;
-  std::vector<RemoteVmChange> vm_changes;
+  ReloadDiff diff;
   std::string text;
   std::vector<int> live_class(weight_class.size());
   for (size_t t = 0; t < live_class.size(); ++t)
     live_class[t] = weight_from_guarantee[t] ? TenantChange::kFromGuarantee : static_cast<int>(weight_class[t]);
-  r.error = diff_config(e_.cfg, e_.cfg_text, guarantee_bps, live_class, text, changes, vm_changes);
-  // The remote VMs first: the only part that can still be refused (room).
-  if (r.error.empty()) r.error = apply_remote_vms(e_, vm_changes, now, r.changes);
+  r.error = diff_config(e_.cfg, e_.cfg_text, guarantee_bps, live_class, text, diff);
+  // Hosts and remote VMs first: the only part that can still be refused (room).
+  if (r.error.empty()) r.error = apply_remote(e_, diff, now, r.changes);
   if (!r.error.empty()) {
     UFAB_LOG(ERR, "reload rejected, nothing applied: %s", r.error.c_str());
     return r;
   }
   const auto spec = [](int cls) { return cls == TenantChange::kFromGuarantee ? std::string("auto") : std::to_string(cls); };
-  for (const TenantChange& ch : changes) {
+  for (const TenantChange& ch : diff.tenants) {
     const size_t t = e_.cfg.tenant_index(ch.vni);
     const bool new_spec = ch.old_class != ch.new_class;
     // A class given anew is set once, below, from the new guarantee.

@@ -23,6 +23,7 @@ namespace {
 // Before anything refers into it: the entries reloads append never move it.
 edge::EdgeConfig& with_room(edge::EdgeConfig& c) {
   c.remote_vms.reserve(c.remote_vms.size() + c.spare_remote_vms);
+  c.hosts.reserve(c.hosts.size() + c.spare_hosts);
   return c;
 }
 }  // namespace
@@ -35,6 +36,7 @@ Edge::Edge(edge::EdgeConfig& c, std::string text, rte_mempool* pool, uint16_t n_
       control(*this),
       cfg_rw_(c) {
   remote_vm_room = c.spare_remote_vms;
+  host_room = c.spare_hosts;
   for (size_t w = 0; w < layout.workers(); ++w) {
     shards.push_back(std::make_unique<EdgeState>(cfg, pool, n_ports, layout, static_cast<uint16_t>(w)));
     next_pair_index += static_cast<uint32_t>(shards.back()->pairs.size());

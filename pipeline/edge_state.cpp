@@ -88,7 +88,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       local_vms(unique("vm"), static_cast<uint32_t>(c.vms.size()), sizeof(VmKey)),
       vm_src(unique("src"), static_cast<uint32_t>(c.vms.size()), sizeof(ClassifyKey), ClassifyKey::table_hash),
       wire_pairs(unique("wp"), std::max<uint32_t>(pair_capacity, 1), sizeof(uint32_t)),
-      host_by_ip(unique("host"), static_cast<uint32_t>(c.hosts.size()), sizeof(uint32_t)),
+      host_by_ip(unique("host"), static_cast<uint32_t>(c.hosts.size() + c.spare_hosts), sizeof(uint32_t)),
       incoming_tbl(unique("in"), c.max_incoming, sizeof(IncomingKey)),
       arp_targets(unique("arp"), std::max<uint32_t>(count_arp_targets(c), 1), sizeof(VmKey)),
       ip6(c, static_cast<uint32_t>(count_pairs(c, l, w, true) + c.spare_pairs)),
@@ -113,25 +113,8 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
   for (size_t t = 0; t < c.tenants.size(); ++t) sched.add_tenant(static_cast<uint32_t>(t), c.tenants[t].weight_class);
   sched.set_class_weights(c.weight_classes);  // 1, 2, 4, ..., 128, or spread over params.weight_span_gbps
 
-  for (const edge::HostCfg& h : c.hosts) {
-    HostRoutes hr;
-    hr.outer.src_mac = c.mac;
-    hr.outer.dst_mac = h.mac;
-    hr.outer.src_ip = c.ip;
-    hr.outer.dst_ip = h.ip;
-    hr.outer.dst_port = c.udp_port;
-    for (const edge::PathCfg& p : h.paths) {
-      hr.routes.push_back(to_route(p.labels));
-      hr.src_ports.push_back(p.udp_src_port);
-      hr.data_encap.push_back(EncapTemplate::make(hr.outer, p.udp_src_port, hr.routes.back()));
-      hr.data_encap.back().port = p.port;
-    }
-    hr.reply = to_route(h.reply_path.labels);
-    hr.reply_src_port = h.reply_path.udp_src_port;
-    hr.reply_port = h.reply_path.port;
-    add_configured(host_by_ip, &h.ip, static_cast<uint32_t>(hosts.size()), "host IP");
-    hosts.push_back(std::move(hr));
-  }
+  hosts.reserve(c.hosts.size() + c.spare_hosts);  // the data path indexes it while a reload appends
+  for (uint32_t h = 0; h < c.hosts.size(); ++h) add_host(h);
 
   for (size_t r = 0; r < c.remote_vms.size(); ++r) {
     const edge::VmCfg& rv = c.remote_vms[r];
@@ -183,6 +166,28 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
   for (size_t v = 0; v < c.vms.size(); ++v)
     vm_tokens[v].store(c.tenant(c.vms[v].vni)->tokens(c.params.unit_bw_Bps), std::memory_order_relaxed);
   in_requesting.assign(c.vms.size(), 0);
+}
+
+void EdgeState::add_host(uint32_t index) {
+  const edge::EdgeConfig& c = cfg;
+  const edge::HostCfg& h = c.hosts[index];
+  HostRoutes hr;
+  hr.outer.src_mac = c.mac;
+  hr.outer.dst_mac = h.mac;
+  hr.outer.src_ip = c.ip;
+  hr.outer.dst_ip = h.ip;
+  hr.outer.dst_port = c.udp_port;
+  for (const edge::PathCfg& p : h.paths) {
+    hr.routes.push_back(to_route(p.labels));
+    hr.src_ports.push_back(p.udp_src_port);
+    hr.data_encap.push_back(EncapTemplate::make(hr.outer, p.udp_src_port, hr.routes.back()));
+    hr.data_encap.back().port = p.port;
+  }
+  hr.reply = to_route(h.reply_path.labels);
+  hr.reply_src_port = h.reply_path.udp_src_port;
+  hr.reply_port = h.reply_path.port;
+  add_configured(host_by_ip, &h.ip, index, "host IP");
+  hosts.push_back(std::move(hr));
 }
 
 uint32_t EdgeState::add_pair(size_t v, size_t r, uint32_t global) {

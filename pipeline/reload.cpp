@@ -88,44 +88,78 @@ std::string remote_vm_fields(const edge::EdgeConfig& ra, const edge::VmCfg& a, c
 
 }  // namespace
 
-std::vector<RemoteVmChange> diff_remote_vms(const edge::EdgeConfig& running, const edge::EdgeConfig& next) {
-  std::vector<RemoteVmChange> out;
-  std::unordered_map<uint16_t, size_t> in_next;  // VM id -> index in next.remote_vms
-  for (size_t i = 0; i < next.remote_vms.size(); ++i) in_next[next.remote_vms[i].id] = i;
+std::string diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig& next,
+                        const std::vector<std::string>& host_at, ReloadDiff& d) {
+  // Hosts by name. live_host[i]: where next.hosts[i] is (or will be) in the
+  // running cfg.hosts: its own index, or appended after the others.
+  std::unordered_map<std::string, size_t> in_next;
+  for (size_t i = 0; i < next.hosts.size(); ++i) in_next[next.hosts[i].name] = i;
+  std::vector<uint32_t> live_host(next.hosts.size(), UINT32_MAX);
+  for (size_t h = 0; h < running.hosts.size(); ++h) {
+    const edge::HostCfg& a = running.hosts[h];
+    if (a.removed) continue;
+    const auto it = in_next.find(a.name);
+    if (it == in_next.end()) {
+      HostChange ch;
+      ch.added = false;
+      ch.running = static_cast<uint32_t>(h);
+      ch.host = a;
+      d.hosts.push_back(std::move(ch));
+      continue;
+    }
+    if (!a.same_as(next.hosts[it->second]))
+      return host_at[it->second] + ": hosts[" + std::to_string(it->second) + "] (" + a.name + "): " + kRestart;
+    live_host[it->second] = static_cast<uint32_t>(h);
+  }
+  auto appended = static_cast<uint32_t>(running.hosts.size());
+  for (size_t i = 0; i < next.hosts.size(); ++i) {
+    if (live_host[i] != UINT32_MAX) continue;
+    live_host[i] = appended++;
+    HostChange ch;
+    ch.host = next.hosts[i];
+    d.hosts.push_back(std::move(ch));
+  }
+
+  // Remote VMs by id.
+  std::unordered_map<uint16_t, size_t> vm_in_next;
+  for (size_t i = 0; i < next.remote_vms.size(); ++i) vm_in_next[next.remote_vms[i].id] = i;
   std::set<uint16_t> running_ids;
+  const auto with_live_host = [&](edge::VmCfg v) {
+    v.host = live_host[v.host];
+    return v;
+  };
   for (size_t r = 0; r < running.remote_vms.size(); ++r) {
     const edge::VmCfg& a = running.remote_vms[r];
     if (a.removed) continue;
     running_ids.insert(a.id);
     RemoteVmChange ch;
     ch.running = static_cast<uint32_t>(r);
-    const auto it = in_next.find(a.id);
-    if (it == in_next.end()) {
+    const auto it = vm_in_next.find(a.id);
+    if (it == vm_in_next.end()) {
       ch.kind = RemoteVmChange::Kind::removed;
       ch.vm = a;
-      out.push_back(std::move(ch));
+      d.vms.push_back(std::move(ch));
       continue;
     }
     const edge::VmCfg& b = next.remote_vms[it->second];
     ch.fields = remote_vm_fields(running, a, next, b);
     if (ch.fields.empty()) continue;
     ch.kind = RemoteVmChange::Kind::changed;
-    ch.vm = b;
-    out.push_back(std::move(ch));
+    ch.vm = with_live_host(b);
+    d.vms.push_back(std::move(ch));
   }
   for (const edge::VmCfg& b : next.remote_vms) {
     if (running_ids.count(b.id) != 0) continue;
     RemoteVmChange ch;
     ch.kind = RemoteVmChange::Kind::added;
-    ch.vm = b;
-    out.push_back(std::move(ch));
+    ch.vm = with_live_host(b);
+    d.vms.push_back(std::move(ch));
   }
-  return out;
+  return "";
 }
 
 std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_text, const std::vector<double>& live_bps,
-                        const std::vector<int>& live_class, std::string& new_text, std::vector<TenantChange>& changes,
-                        std::vector<RemoteVmChange>& vm_changes) {
+                        const std::vector<int>& live_class, std::string& new_text, ReloadDiff& d) {
   new_text = read_text(cfg.file);
   edge::EdgeConfig next;
   try {
@@ -144,7 +178,7 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
   for (const auto& kv : a) keys.insert(kv.first.Scalar());
   for (const auto& kv : b) keys.insert(kv.first.Scalar());
   for (const std::string& k : keys) {
-    if (k == "tenants" || k == "remote_vms") continue;  // compared below
+    if (k == "tenants" || k == "hosts" || k == "remote_vms") continue;  // compared below
     if (canon(a[k]) != canon(b[k])) return where(cfg.file, b[k]) + ": " + k + ": " + kRestart;
   }
   const YAML::Node ta = a["tenants"], tb = b["tenants"];
@@ -164,10 +198,11 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
     const edge::TenantCfg& n = next.tenants[t];
     const int cls = n.weight_from_guarantee ? TenantChange::kFromGuarantee : static_cast<int>(n.weight_class);
     if (n.guarantee_bps != live_bps[t] || cls != live_class[t])
-      changes.push_back(TenantChange{n.vni, live_bps[t], n.guarantee_bps, live_class[t], cls});
+      d.tenants.push_back(TenantChange{n.vni, live_bps[t], n.guarantee_bps, live_class[t], cls});
   }
-  vm_changes = diff_remote_vms(cfg, next);
-  return "";
+  std::vector<std::string> host_at;
+  for (size_t i = 0; i < next.hosts.size(); ++i) host_at.push_back(where(cfg.file, b["hosts"][i]));
+  return diff_remote(cfg, next, host_at, d);
 }
 
 }  // namespace ufab::pipeline

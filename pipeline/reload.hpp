@@ -3,10 +3,11 @@
 // what), then compared with the configuration the edge runs. What can change
 // without a restart: a tenant's guarantee_gbps (Alg. 1's phi_alpha) and its
 // weight_class (a class, or auto: from the guarantee, against the unit the
-// edge started with), with queued packets kept; and the remote VMs, added,
-// removed or changed (remote_vms.hpp). Anything else (ports, local VMs,
-// hosts, paths, parameters, tenants added or removed) is rejected naming the
-// first field that differs, and nothing is applied.
+// edge started with), with queued packets kept; the remote VMs, added,
+// removed or changed, and the hosts, added or removed (remote_vms.hpp).
+// Anything else (ports, local VMs, a host's address or paths, parameters,
+// tenants added or removed) is rejected naming the first field that
+// differs, and nothing is applied.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,15 @@ struct TenantChange {
   int old_class = 0, new_class = 0;  // 0..7 or kFromGuarantee
 };
 
+// A host the file adds or removes, matched by name. A host in both with
+// another address, MAC, base RTT or paths needs a restart (its pairs'
+// paths and windows stand on them).
+struct HostChange {
+  bool added = true;
+  uint32_t running = 0;  // removed: its index in the running cfg.hosts
+  edge::HostCfg host;    // added: the file's entry
+};
+
 // A remote VM the file adds, removes or changes, matched by its VM id (the
 // wire's name for it): changed when any of its fields differs (name,
 // tenant, MAC, addresses, host: a VM that moved to another host).
@@ -32,20 +42,32 @@ struct RemoteVmChange {
   enum class Kind : uint8_t { added, removed, changed };
   Kind kind = Kind::added;
   uint32_t running = 0;  // removed, changed: its index in the running cfg.remote_vms
-  edge::VmCfg vm;        // added, changed: the file's entry (host: an index into cfg.hosts, which did not change)
+  // added, changed: the file's entry, its host an index into the running
+  // cfg.hosts once the hosts added are appended (in HostChange order).
+  edge::VmCfg vm;
   std::string fields;    // changed: what differs, e.g. "host hB -> hC, ip 192.168.1.1 -> 192.168.1.9"
 };
-// The running configuration's remote VMs (those not removed) against the
-// file's: removals and changes in the running order, then additions in the
-// file's order.
-std::vector<RemoteVmChange> diff_remote_vms(const edge::EdgeConfig& running, const edge::EdgeConfig& next);
+
+// What a reload changes.
+struct ReloadDiff {
+  std::vector<TenantChange> tenants;
+  std::vector<HostChange> hosts;  // removals in the running order, then additions in the file's
+  std::vector<RemoteVmChange> vms;
+};
+
+// The running configuration's hosts and remote VMs (those not removed)
+// against the file's: the hosts' changes (or the error of a host that
+// changed), then the remote VMs' (removals and changes in the running
+// order, then additions in the file's order). host_at[i]: where the
+// file's hosts[i] is ("file:line:col"), for the error.
+std::string diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig& next,
+                        const std::vector<std::string>& host_at, ReloadDiff& d);
 
 // Reads cfg.file again. live_bps, live_class: the guarantees and weight
 // classes in force (by tenant index; kFromGuarantee for auto). Returns ""
 // and the changes, or the reason nothing can be applied.
 std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_text, const std::vector<double>& live_bps,
-                        const std::vector<int>& live_class, std::string& new_text, std::vector<TenantChange>& changes,
-                        std::vector<RemoteVmChange>& vm_changes);
+                        const std::vector<int>& live_class, std::string& new_text, ReloadDiff& d);
 
 // The whole file as text ("" when it cannot be read).
 std::string read_text(const std::string& path);

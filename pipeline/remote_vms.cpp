@@ -61,6 +61,8 @@ void EdgeState::reclaim() {
   }
 }
 
+void EdgeState::remove_host(uint32_t h) { host_by_ip.remove(&cfg.hosts[h].ip); }
+
 void EdgeState::add_targets(uint32_t r) {
   const edge::VmCfg& rv = cfg.remote_vms[r];
   if (rv.mac != edge::Mac{}) {
@@ -91,16 +93,22 @@ struct NewPair {
 
 }  // namespace
 
-std::string apply_remote_vms(Edge& e, const std::vector<RemoteVmChange>& changes, Nanos now,
-                             std::vector<std::string>& out) {
+std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::string>& out) {
   using Kind = RemoteVmChange::Kind;
-  if (changes.empty()) return "";
+  const std::vector<RemoteVmChange>& changes = d.vms;
+  if (changes.empty() && d.hosts.empty()) return "";
   edge::EdgeConfig& c = e.live_cfg();
   const char* kNothing = "; nothing applied";
-  for (size_t p = 0; p < e.layout.rx_mode.size(); ++p)
+  for (size_t p = 0; p < e.layout.rx_mode.size() && !changes.empty(); ++p)
     if (e.shards[0]->offload.marks(static_cast<uint16_t>(p)))
       return c.file + ": remote_vms: changed, needs a restart while port " + std::to_string(p) +
              " classifies by rte_flow MARK rules (they name pair slots)" + kNothing;
+  size_t hosts_added = 0;
+  for (const HostChange& h : d.hosts) hosts_added += h.added;
+  if (hosts_added > e.host_room)
+    return c.file + ": hosts: " + std::to_string(hosts_added) + " host(s) to add, room for " +
+           std::to_string(e.host_room) + " more (params.spare_hosts: " + std::to_string(c.spare_hosts) +
+           " over the edge's life; raise it and restart)" + kNothing;
   // The room: entries to append, and each worker's slots for the pairs of
   // the VMs added (a removed pair's slot frees only once its finish is done).
   size_t entries = 0;
@@ -125,6 +133,25 @@ std::string apply_remote_vms(Edge& e, const std::vector<RemoteVmChange>& changes
              " VM-pair slot(s), has " + std::to_string(room[w]) + " (params.spare_pairs: " +
              std::to_string(c.spare_pairs) + " per worker; a removed pair's slot frees once its finish is done)" +
              kNothing;
+
+  // Hosts: removed (their probes are then unknown; the entry stays for the
+  // finishes of their VMs' pairs), then added, appended in the order
+  // diff_remote gave their VMs' host indices.
+  for (const HostChange& h : d.hosts) {
+    if (h.added) continue;
+    e.on_workers([&](EdgeState& s) { s.remove_host(h.running); });
+    c.hosts[h.running].removed = true;
+    out.push_back("host " + h.host.name + " removed");
+  }
+  for (const HostChange& h : d.hosts) {
+    if (!h.added) continue;
+    const auto idx = static_cast<uint32_t>(c.hosts.size());
+    c.hosts.push_back(h.host);  // within the capacity reserved at start-up: nothing moves
+    --e.host_room;
+    e.control.drained.emplace_back(h.host.paths.size(), false);
+    e.on_workers([&](EdgeState& s) { s.add_host(idx); });
+    out.push_back("host " + h.host.name + " added (" + std::to_string(h.host.paths.size()) + " path(s))");
+  }
 
   // Removals first: a changed VM's new keys may be its old ones.
   for (const RemoteVmChange& ch : changes) {
@@ -167,8 +194,16 @@ std::string apply_remote_vms(Edge& e, const std::vector<RemoteVmChange>& changes
     e.on_workers([&](EdgeState& s) {
       try {
         s.add_targets(r);
-        for (const NewPair& np : made)
-          if (e.layout.vm_owner[np.v] == s.worker) added += s.add_pair(np.v, np.r, np.global) != EdgeState::kNoSlot;
+        for (const NewPair& np : made) {
+          if (e.layout.vm_owner[np.v] != s.worker) continue;
+          const uint32_t p = s.add_pair(np.v, np.r, np.global);
+          if (p == EdgeState::kNoSlot) continue;
+          ++added;
+          // A path drained now is drained for the new pair too (set_drained).
+          const std::vector<bool>& drained = e.control.drained[s.meta[p].host];
+          for (size_t k = 0; k < drained.size(); ++k)
+            if (drained[k]) s.pairs[p].set_path_drained(k, true);
+        }
       } catch (const std::exception& x) {  // not reached: the file's checks and the room's
         failed = x.what();
       }
@@ -182,7 +217,7 @@ std::string apply_remote_vms(Edge& e, const std::vector<RemoteVmChange>& changes
   }
   // Alg. 1's per-VM scratch, sized as at start-up, so its rounds do not allocate.
   e.control.reserve_tokens();
-  UFAB_LOG(NOTICE, "remote VMs: %zu change(s) applied", changes.size());
+  UFAB_LOG(NOTICE, "hosts and remote VMs: %zu change(s) applied", d.hosts.size() + changes.size());
   return "";
 }
 

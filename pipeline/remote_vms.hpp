@@ -41,9 +41,8 @@ namespace ufab::pipeline {
 
 class Edge;
 
-// Applies `changes` (diff_remote_vms) to the running edge; `out` gets one
-// line per change. Returns "" or why nothing was applied.
-std::string apply_remote_vms(Edge& e, const std::vector<RemoteVmChange>& changes, Nanos now,
-                             std::vector<std::string>& out);
+// Applies d.hosts and d.vms (diff_remote) to the running edge; `out` gets
+// one line per change. Returns "" or why nothing was applied.
+std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::string>& out);
 
 }  // namespace ufab::pipeline

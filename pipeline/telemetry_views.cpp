@@ -172,6 +172,7 @@ void fill_paths(Edge& e, rte_tel_data* d) {
   rte_tel_data_start_dict(d);
   for (size_t h = 0; h < cfg.hosts.size() && h < RTE_TEL_MAX_DICT_ENTRIES; ++h) {
     const edge::HostCfg& hc = cfg.hosts[h];
+    if (hc.removed) continue;  // by a reload (remote_vms.hpp)
     rte_tel_data* c = rte_tel_data_alloc();
     if (c == nullptr) break;
     rte_tel_data_start_dict(c);

@@ -1,8 +1,8 @@
 // Remote VMs added, removed and moved by a reload (pipeline/remote_vms.hpp),
 // in process on a real Edge (one worker). Local VMs a1 and a2 of tenant 100
 // (port 0); remote VMs b1, b2 on host hB at start: pairs a1->b1, a1->b2,
-// a2->b1, a2->b2 (slots and indices 0..3); params.spare_pairs 4 (8 slots),
-// params.spare_remote_vms 5. Each step checks the exact counts and
+// a2->b1, a2->b2 (slots and indices 0..3); params.spare_pairs 6 (10 slots),
+// params.spare_remote_vms 6. Each step checks the exact counts and
 // rx = queued + dropped + what waits in port 0's TX buffer (ARP answers):
 //  1. a1 sends 3 frames to b1, 2 to b2; a2 1 to b2; a1 1 to 192.168.0.13
 //     (no VM yet: unknown_pair) and asks ARP for .13 (arp_unanswered).
@@ -14,10 +14,16 @@
 //  3. Reload: b1 moves to hC. Its pairs leave with b1's 3 frames; its new
 //     pairs (indices 6, 7) take the slots b2's pairs freed (their finish
 //     done), on host hC; a1's next frames to b1 queue there.
-//  4. Reloads that need more room are refused and apply nothing: 4 VMs to
-//     add with room for 3 entries; 3 VMs (6 pairs) with 4 slots left.
+//  4. Reloads that need more room are refused and apply nothing: 5 VMs to
+//     add with room for 4 entries; 4 VMs (8 pairs) with 6 slots left.
 //  5. Reload: b4 added, in the 2 slots b1's old pairs freed; the same file
 //     again changes nothing.
+//  6. Hosts: with hB's path 0 drained and b4 removed, one reload removes
+//     host hC, adds host hD (two paths, 10.0.0.4, base RTT 50 us), moves b1
+//     from hC to hD, adds b5 on hD and b6 on hB: hD's routes and address
+//     are in the worker's tables at index 2 (hC's entry stays, its address
+//     out, and a drain of it is refused), b1's and b5's pairs are on hD
+//     with its RTT, b6's pairs have hB's path 0 drained as b3's.
 //
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
 #include <rte_mbuf.h>
@@ -51,9 +57,11 @@ std::string b(int i, const char* h) {
          "\", ip: 192.168.0." + std::to_string(10 + i) + ", ip6: \"fd00::b:" + n + "\", host: " + h + "}\n";
 }
 
-std::string config(const std::string& remotes) {
+const char* kHD = "  - {name: hD, ip: 10.0.0.4, mac: \"02:00:00:00:00:04\", base_rtt_us: 50, paths: [[3], [4]]}\n";
+
+std::string config(const std::string& remotes, const std::string& more_hosts = "", bool with_hc = true) {
   return R"(edge: {fabric_port: 1, ip: 10.0.0.1, mac: "02:00:00:00:00:01"}
-params: {unit_bw_gbps: 1, spare_pairs: 4, spare_remote_vms: 5}
+params: {unit_bw_gbps: 1, spare_pairs: 6, spare_remote_vms: 6}
 tenants:
   - {vni: 100, guarantee_gbps: 1}
 vms:
@@ -61,9 +69,8 @@ vms:
   - {name: a2, id: 2, tenant: 100, mac: "02:00:00:00:0a:02", ip: 192.168.0.2, ip6: "fd00::a:2", port: 0}
 hosts:
   - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1]]}
-  - {name: hC, ip: 10.0.0.3, mac: "02:00:00:00:00:03", base_rtt_us: 100, paths: [[2]]}
-remote_vms:
-)" + remotes;
+)" + std::string(with_hc ? "  - {name: hC, ip: 10.0.0.3, mac: \"02:00:00:00:00:03\", base_rtt_us: 100, paths: [[2]]}\n" : "") +
+         more_hosts + "remote_vms:\n" + remotes;
 }
 
 const Mac kMacA1 = {2, 0, 0, 0, 0x0a, 1};
@@ -98,8 +105,8 @@ void run(const std::string& dir) {
     pipeline::vm_frames(s, 0, ms.data(), static_cast<uint16_t>(ms.size()), now);
     now += 1'000'000;
   };
-  const auto reload = [&](const std::string& remotes) {
-    write_text(file, config(remotes));
+  const auto reload = [&](const std::string& remotes, const std::string& more_hosts = "", bool with_hc = true) {
+    write_text(file, config(remotes, more_hosts, with_hc));
     return r.e.control.reload(now);
   };
   const auto drops = [&](pipeline::Drop d) { return static_cast<unsigned long long>(s.stats.dropped(d)); };
@@ -112,7 +119,7 @@ void run(const std::string& dir) {
                 static_cast<unsigned long long>(pending));
   };
   const auto slot_of = [&](uint32_t local, int i) { return r.pair(local, static_cast<uint32_t>(10 + i)); };
-  ITEST_CHECK(s.pairs.size() == 4 && s.pair_capacity == 8 && slot_of(1, 1) == 0 && slot_of(1, 2) == 1 &&
+  ITEST_CHECK(s.pairs.size() == 4 && s.pair_capacity == 10 && slot_of(1, 1) == 0 && slot_of(1, 2) == 1 &&
                   slot_of(2, 1) == 2 && slot_of(2, 2) == 3,
               "start: %zu pairs in %u slots", s.pairs.size(), s.pair_capacity);
 
@@ -136,11 +143,11 @@ void run(const std::string& dir) {
   ITEST_CHECK(drops(pipeline::Drop::pair_removed) == 3 && s.stats.ports[0].drops[size_t(pipeline::Drop::pair_removed)] == 3,
               "2: pair_removed %llu", drops(pipeline::Drop::pair_removed));
   ITEST_CHECK(!s.live(1) && !s.live(3) && s.live(0) && s.live(2) && a1b3 == 4 && a2b3 == 5 && s.meta[4].global == 4 &&
-                  s.meta[5].global == 5 && s.live_pairs() == 4 && s.spare_slots() == 2,
+                  s.meta[5].global == 5 && s.live_pairs() == 4 && s.spare_slots() == 4,
               "2: slots: b3 in %u, %u; live %zu, spare %zu", a1b3, a2b3, s.live_pairs(), s.spare_slots());
   ITEST_CHECK(s.vm_pairs[0] == std::vector<uint32_t>({0, 4}) && s.vm_pairs[1] == std::vector<uint32_t>({2, 5}),
               "2: Alg. 1's pairs per VM");
-  ITEST_CHECK(r.e.cfg.remote_vms.size() == 3 && r.e.cfg.remote_vms[1].removed && r.e.remote_vm_room == 4,
+  ITEST_CHECK(r.e.cfg.remote_vms.size() == 3 && r.e.cfg.remote_vms[1].removed && r.e.remote_vm_room == 5,
               "2: entries %zu, room %u", r.e.cfg.remote_vms.size(), r.e.remote_vm_room);
   balanced("2", 3);
   const size_t f4 = 400, f6 = 500;
@@ -182,16 +189,16 @@ void run(const std::string& dir) {
 
   // 4. Not enough room: nothing applied.
   const std::string three = b(1, "hC") + b(3, "hB");
-  rr = reload(three + b(4, "hB") + b(5, "hB") + b(6, "hB") + b(7, "hB"));
-  ITEST_CHECK(!rr.ok && rr.error == file + ": remote_vms: 4 VM(s) to add, room for 3 more (params.spare_remote_vms: 5 "
+  rr = reload(three + b(4, "hB") + b(5, "hB") + b(6, "hB") + b(7, "hB") + b(8, "hB"));
+  ITEST_CHECK(!rr.ok && rr.error == file + ": remote_vms: 5 VM(s) to add, room for 4 more (params.spare_remote_vms: 6 "
                                            "over the edge's life; raise it and restart); nothing applied",
               "4: %s", rr.error.c_str());
-  rr = reload(three + b(4, "hB") + b(5, "hB") + b(6, "hB"));
-  ITEST_CHECK(!rr.ok && rr.error == file + ": remote_vms: worker 0 needs 6 VM-pair slot(s), has 4 (params.spare_pairs: "
-                                           "4 per worker; a removed pair's slot frees once its finish is done); "
+  rr = reload(three + b(4, "hB") + b(5, "hB") + b(6, "hB") + b(7, "hB"));
+  ITEST_CHECK(!rr.ok && rr.error == file + ": remote_vms: worker 0 needs 8 VM-pair slot(s), has 6 (params.spare_pairs: "
+                                           "6 per worker; a removed pair's slot frees once its finish is done); "
                                            "nothing applied",
               "4: %s", rr.error.c_str());
-  ITEST_CHECK(r.e.cfg.remote_vms.size() == 4 && r.e.remote_vm_room == 3 && s.pairs.size() == 6 && s.live_pairs() == 4 &&
+  ITEST_CHECK(r.e.cfg.remote_vms.size() == 4 && r.e.remote_vm_room == 4 && s.pairs.size() == 6 && s.live_pairs() == 4 &&
                   slot_of(1, 4) == pipeline::HashTable::kMiss,
               "4: refused reloads applied nothing");
   balanced("4", 8);
@@ -201,13 +208,50 @@ void run(const std::string& dir) {
   const uint32_t a1b4 = slot_of(1, 4), a2b4 = slot_of(2, 4);
   ITEST_CHECK(rr.ok && joined(rr.changes) == "[remote VM b4 added (host hB): 2 pair(s)]" &&
                   ((a1b4 == 0 && a2b4 == 2) || (a1b4 == 2 && a2b4 == 0)) && s.live_pairs() == 6 && s.pairs.size() == 6 &&
-                  s.free_pairs.empty() && s.spare_slots() == 2,
+                  s.free_pairs.empty() && s.spare_slots() == 4,
               "5: reload %s %s; b4 in %u, %u", rr.error.c_str(), joined(rr.changes).c_str(), a1b4, a2b4);
   rr = reload(three + b(4, "hB"));
   ITEST_CHECK(rr.ok && rr.changes.empty(), "5: the same file again: %s", joined(rr.changes).c_str());
   burst({vm_frame(kA2, ip_of_b(4), 1000, 90, 17)});
   ITEST_CHECK(s.sched.backlog_packets(a2b4) == 1, "5: a2->b4 holds %u frames", s.sched.backlog_packets(a2b4));
   balanced("5", 9);
+
+  // 6. Hosts. b4 goes first, so that its slots are free for the reload
+  // after (6 pairs to make: 2 free, 4 never used).
+  size_t h = 0;
+  ITEST_CHECK(r.e.control.set_drained("hB", "0", true, &h).empty() && h == 0, "6: drain hB path 0");
+  rr = reload(three);  // b4 out: its 2 slots free at the next reload
+  ITEST_CHECK(rr.ok && joined(rr.changes) == "[remote VM b4 removed: 2 pair(s), 1 queued frame(s) dropped]",
+              "6: b4 out: %s %s", rr.error.c_str(), joined(rr.changes).c_str());
+  rr = reload(b(1, "hD") + b(3, "hB") + b(5, "hD") + b(6, "hB"), kHD, false);
+  ITEST_CHECK(rr.ok && joined(rr.changes) ==
+                           "[host hC removed][host hD added (2 path(s))]"
+                           "[remote VM b1 changed (host hC -> hD): 2 pair(s) removed, 2 queued frame(s) dropped]"
+                           "[remote VM b1 re-added (host hD): 2 pair(s)][remote VM b5 added (host hD): 2 pair(s)]"
+                           "[remote VM b6 added (host hB): 2 pair(s)]",
+              "6: hosts: %s %s", rr.error.c_str(), joined(rr.changes).c_str());
+  const uint32_t kHdIp = 0x0a000004, kHcIp = 0x0a000003;
+  ITEST_CHECK(s.hosts.size() == 3 && s.host_by_ip.lookup(&kHdIp) == 2 && s.host_by_ip.lookup(&kHcIp) == pipeline::HashTable::kMiss &&
+                  s.hosts[2].routes.size() == 2 && s.hosts[2].outer.dst_ip == kHdIp && r.e.cfg.hosts[1].removed &&
+                  r.e.host_room == 63 && r.e.control.drained.size() == 3,
+              "6: worker's hosts %zu, hD at %u", s.hosts.size(), s.host_by_ip.lookup(&kHdIp));
+  for (const int i : {1, 5})
+    for (const uint32_t local : {1u, 2u}) {
+      const uint32_t p = slot_of(local, i);
+      ITEST_CHECK(p != pipeline::HashTable::kMiss && s.live(p) && s.meta[p].host == 2 && s.pairs[p].base_rtt() == 50'000,
+                  "6: a%u->b%d on hD (host %u)", local, i, p == pipeline::HashTable::kMiss ? 99 : s.meta[p].host);
+    }
+  for (const uint32_t local : {1u, 2u}) {
+    const uint32_t p6 = slot_of(local, 6), p3 = slot_of(local, 3);
+    ITEST_CHECK(s.meta[p6].host == 0 && s.pairs[p6].path_drained(0) && s.pairs[p3].path_drained(0),
+                "6: a%u->b6 on hB with path 0 drained", local);
+  }
+  ITEST_CHECK(s.live_pairs() == 8 && s.pairs.size() == 10 && s.spare_slots() == 0, "6: %zu live pairs, %zu spare",
+              s.live_pairs(), s.spare_slots());
+  ITEST_CHECK(r.e.control.set_drained("hC", "0", true, &h) == "no host 'hC' (a name from hosts: or an index below 3)",
+              "6: drain of the removed host");
+  ITEST_CHECK(drops(pipeline::Drop::pair_removed) == 9, "6: pair_removed %llu", drops(pipeline::Drop::pair_removed));
+  balanced("6", 6);
 }
 
 }  // namespace
@@ -217,7 +261,7 @@ int main(int argc, char** argv) {
   if (mkdtemp(tmpl) == nullptr) return 1;
   const std::string dir = tmpl;
   const int rc = run_in_process(argc, argv, "ufab_edge_remote_vms", [&] { run(dir); },
-                                "PASS: remote VMs added, removed, moved and refused at runtime; every frame counted");
+                                "PASS: remote VMs and hosts added, removed, moved and refused at runtime; every frame counted");
   std::remove((dir + "/edge.yaml").c_str());
   rmdir(dir.c_str());
   return rc;

@@ -159,8 +159,10 @@ std::string reload_error(const std::string& running, const std::string& next, co
     cls.push_back(t.weight_from_guarantee ? ufab::pipeline::TenantChange::kFromGuarantee : static_cast<int>(t.weight_class));
   }
   std::string text;
-  std::vector<ufab::pipeline::RemoteVmChange> vms;  // the file's remote VMs against the running ones: never throws
-  return ufab::pipeline::diff_config(cfg, running, bps, cls, text, changes, vms);
+  ufab::pipeline::ReloadDiff d;  // with the file's hosts and remote VMs against the running ones: never throws
+  const std::string err = ufab::pipeline::diff_config(cfg, running, bps, cls, text, d);
+  changes = d.tenants;
+  return err;
 }
 
 TEST(EdgeConfigFuzz, EveryTextIsAReloadAppliedOrRefused) {

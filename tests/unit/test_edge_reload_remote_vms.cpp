@@ -1,9 +1,11 @@
-// A reload's remote VMs (pipeline/reload.cpp, diff_remote_vms; applied by
-// pipeline/remote_vms.cpp): the file's remote VMs against the running ones,
-// matched by VM id. Added, removed, and changed with the exact fields that
-// differ; a running entry marked removed counts as gone; the order of the
-// entries in the file does not matter; anything else in the file still
-// needs a restart, and the remote VMs are then not looked at.
+// A reload's hosts and remote VMs (pipeline/reload.cpp, diff_remote;
+// applied by pipeline/remote_vms.cpp): the file's against the running ones,
+// hosts matched by name and remote VMs by VM id. Added, removed, and (VMs)
+// changed with the exact fields that differ; a running entry marked removed
+// counts as gone; a VM's host index is where its host is or will be in the
+// running list; the order of the entries in the file does not matter; a
+// host whose address or paths changed, and anything else in the file,
+// still needs a restart, and nothing is then looked at further.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -23,17 +25,19 @@ using ufab::edge::parse_config;
 using ufab::pipeline::RemoteVmChange;
 using Kind = RemoteVmChange::Kind;
 
+const std::string kHB = "  - {name: hB, ip: 10.0.0.2, mac: \"02:00:00:00:00:02\", base_rtt_us: 20, paths: [[1]]}\n";
+const std::string kHC = "  - {name: hC, ip: 10.0.0.3, mac: \"02:00:00:00:00:03\", base_rtt_us: 20, paths: [[2]]}\n";
+const std::string kHD = "  - {name: hD, ip: 10.0.0.4, mac: \"02:00:00:00:00:04\", base_rtt_us: 30, paths: [[3], [4]]}\n";
+
 // Local VM a1 of tenant 100, hosts hB and hC, and `remotes` (lines under remote_vms:).
-std::string config(const std::string& remotes, const std::string& tenant_200 = "") {
+std::string config(const std::string& remotes, const std::string& tenant_200 = "", const std::string& hosts = kHB + kHC) {
   return "edge: {fabric_port: 1, ip: 10.0.0.1, mac: \"02:00:00:00:00:01\"}\n"
          "tenants:\n"
          "  - {vni: 100, guarantee_gbps: 1}\n"
          "  - {vni: 200, guarantee_gbps: 1" + tenant_200 + "}\n"
          "vms:\n"
          "  - {name: a1, id: 1, tenant: 100, mac: \"02:00:00:00:0a:01\", ip: 192.168.0.1, port: 0}\n"
-         "hosts:\n"
-         "  - {name: hB, ip: 10.0.0.2, mac: \"02:00:00:00:00:02\", base_rtt_us: 20, paths: [[1]]}\n"
-         "  - {name: hC, ip: 10.0.0.3, mac: \"02:00:00:00:00:03\", base_rtt_us: 20, paths: [[2]]}\n"
+         "hosts:\n" + hosts +
          "remote_vms:\n" + remotes;
 }
 
@@ -43,16 +47,20 @@ const std::string kC1 = "  - {name: c1, id: 21, tenant: 200, ip: 192.168.2.1, ip
 
 struct Diff {
   std::string error;
+  std::vector<ufab::pipeline::HostChange> hosts;
   std::vector<RemoteVmChange> vms;
 };
 
-// diff_config of the running text (with `removed` entries marked removed,
-// as a reload before this one left them) against `next` on disk.
-Diff reload(const std::string& running, const std::string& next, const std::vector<size_t>& removed = {}) {
+// diff_config of the running text (with `removed` remote VMs and
+// `removed_hosts` marked removed, as a reload before this one left them)
+// against `next` on disk.
+Diff reload(const std::string& running, const std::string& next, const std::vector<size_t>& removed = {},
+            const std::vector<size_t>& removed_hosts = {}) {
   const std::string path = ::testing::TempDir() + "rv_" + std::to_string(getpid()) + ".yaml";
   std::ofstream(path, std::ios::trunc) << next;
   EdgeConfig cfg = parse_config(running, path);
   for (const size_t r : removed) cfg.remote_vms[r].removed = true;
+  for (const size_t h : removed_hosts) cfg.hosts[h].removed = true;
   std::vector<double> bps;
   std::vector<int> cls;
   for (const auto& t : cfg.tenants) {
@@ -61,10 +69,12 @@ Diff reload(const std::string& running, const std::string& next, const std::vect
   }
   Diff d;
   std::string text;
-  std::vector<ufab::pipeline::TenantChange> tenants;
-  d.error = ufab::pipeline::diff_config(cfg, running, bps, cls, text, tenants, d.vms);
+  ufab::pipeline::ReloadDiff rd;
+  d.error = ufab::pipeline::diff_config(cfg, running, bps, cls, text, rd);
   std::remove(path.c_str());
-  EXPECT_TRUE(tenants.empty());
+  EXPECT_TRUE(rd.tenants.empty());
+  d.hosts = rd.hosts;
+  d.vms = rd.vms;
   return d;
 }
 
@@ -128,13 +138,57 @@ TEST(ReloadRemoteVms, AnEntryMarkedRemovedIsGone) {
   EXPECT_EQ(d.vms[0].vm.name, "b1");
 }
 
+TEST(ReloadRemoteVms, HostsAddedAndRemovedByName) {
+  // hC goes, hD comes (listed first in the file); c1 moves from hC to hD
+  // and b3 is added on hD: their host index is hD's once appended (2).
+  const std::string c1_on_hd = "  - {name: c1, id: 21, tenant: 200, ip: 192.168.2.1, ip6: \"fd00::c:1\", host: hD}\n";
+  const std::string b3_on_hd = "  - {name: b3, id: 13, tenant: 100, ip: 192.168.1.3, host: hD}\n";
+  Diff d = reload(config(kB1 + kC1), config(kB1 + c1_on_hd + b3_on_hd, "", kHD + kHB));
+  ASSERT_EQ(d.error, "");
+  ASSERT_EQ(d.hosts.size(), 2u);
+  EXPECT_FALSE(d.hosts[0].added);
+  EXPECT_EQ(d.hosts[0].running, 1u);
+  EXPECT_EQ(d.hosts[0].host.name, "hC");
+  EXPECT_TRUE(d.hosts[1].added);
+  EXPECT_EQ(d.hosts[1].host.name, "hD");
+  EXPECT_EQ(d.hosts[1].host.paths.size(), 2u);
+  EXPECT_EQ(d.hosts[1].host.base_rtt_ns, 30'000u);
+  ASSERT_EQ(d.vms.size(), 2u);
+  EXPECT_EQ(d.vms[0].kind, Kind::changed);
+  EXPECT_EQ(d.vms[0].fields, "host hC -> hD");
+  EXPECT_EQ(d.vms[0].vm.host, 2u);
+  EXPECT_EQ(d.vms[1].kind, Kind::added);
+  EXPECT_EQ(d.vms[1].vm.name, "b3");
+  EXPECT_EQ(d.vms[1].vm.host, 2u);
+  // hB kept at its index 0 though the file lists it second: b1 unchanged.
+  // A host removed by an earlier reload and named again is added anew, after
+  // the running entries (index 2, its old entry 1 stays removed).
+  d = reload(config(kB1), config(kB1 + "  - {name: b3, id: 13, tenant: 100, ip: 192.168.1.3, host: hC}\n"), {}, {1});
+  ASSERT_EQ(d.error, "");
+  ASSERT_EQ(d.hosts.size(), 1u);
+  EXPECT_TRUE(d.hosts[0].added);
+  EXPECT_EQ(d.hosts[0].host.name, "hC");
+  ASSERT_EQ(d.vms.size(), 1u);
+  EXPECT_EQ(d.vms[0].vm.host, 2u);
+}
+
 TEST(ReloadRemoteVms, OtherChangesStillNeedARestart) {
-  // A host's path changed besides a VM added: refused, nothing to apply.
+  // A host's path changed besides a VM added: refused at that host, nothing to apply.
   std::string next = config(kB1 + kB2);
   next.replace(next.find("paths: [[2]]"), 12, "paths: [[3]]");
   Diff d = reload(config(kB1), next);
-  EXPECT_NE(d.error.find(":8:"), std::string::npos) << d.error;
-  EXPECT_NE(d.error.find("hosts: changed, needs a restart; nothing applied"), std::string::npos) << d.error;
+  EXPECT_NE(d.error.find(":9:5: hosts[1] (hC): changed, needs a restart; nothing applied"), std::string::npos) << d.error;
+  EXPECT_TRUE(d.hosts.empty());
+  EXPECT_TRUE(d.vms.empty());
+  // So is a new address for a host of the same name.
+  next = config(kB1, "", kHB + "  - {name: hC, ip: 10.0.0.9, mac: \"02:00:00:00:00:03\", base_rtt_us: 20, paths: [[2]]}\n");
+  d = reload(config(kB1), next);
+  EXPECT_NE(d.error.find("hosts[1] (hC): changed, needs a restart"), std::string::npos) << d.error;
+  // Anything else: a parameter.
+  next = config(kB1 + kB2);
+  next.replace(next.find("edge: {"), 7, "params: {seed: 3}\nedge: {");
+  d = reload(config(kB1), next);
+  EXPECT_NE(d.error.find("params: changed, needs a restart; nothing applied"), std::string::npos) << d.error;
   EXPECT_TRUE(d.vms.empty());
   // An invalid file (a remote VM on a host that does not exist): refused with its line.
   d = reload(config(kB1), config(kB1 + "  - {name: b3, id: 13, tenant: 100, ip: 192.168.1.3, host: hX}\n"));

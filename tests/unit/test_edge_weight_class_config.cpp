@@ -149,7 +149,6 @@ TEST(EdgeWeightClass, BadValuesNameFileLineAndField) {
 struct Reload {
   std::string error;
   std::vector<TenantChange> changes;
-  std::vector<ufab::pipeline::RemoteVmChange> vms;
 };
 
 Reload reload(const std::string& running, const std::string& next, const std::vector<double>& live_bps,
@@ -159,7 +158,9 @@ Reload reload(const std::string& running, const std::string& next, const std::ve
   EdgeConfig cfg = parse_config(running, path);
   Reload r;
   std::string text;
-  r.error = ufab::pipeline::diff_config(cfg, running, live_bps, live_class, text, r.changes, r.vms);
+  ufab::pipeline::ReloadDiff d;
+  r.error = ufab::pipeline::diff_config(cfg, running, live_bps, live_class, text, d);
+  r.changes = d.tenants;
   std::remove(path.c_str());
   return r;
 }
