@@ -158,7 +158,8 @@ class EdgeState {
   // refuses its key (the configuration's checks make that a bug).
   uint32_t add_pair(size_t v, size_t r, uint32_t global);
   // Pair p's remote VM is gone (remote_vms.cpp): its keys leave the
-  // classification tables (and the caches, cleared), its queued frames are
+  // classification tables (the caller then clears the classification
+  // caches, which may still name its slot), its queued frames are
   // freed and counted as dropped (pair_removed) on its VM's port, it is
   // unpublished for Alg. 1 and finishes (§4.2) from the next poll. Returns
   // the frames dropped.

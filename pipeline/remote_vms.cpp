@@ -20,9 +20,6 @@ uint32_t EdgeState::remove_pair(uint32_t p, Nanos now) {
   const ClassifyKey ck{l.port, l.vlan, rte_cpu_to_be_32(l.ip), rte_cpu_to_be_32(rv.ip), l.svlan};
   classify.remove(&ck);
   if (l.ip6 != edge::Ip6{} && rv.ip6 != edge::Ip6{}) ip6.remove_pair(l, rv);
-  // A cached key would still name the slot, which a new pair may take.
-  classify_cache.clear();
-  classify6_cache.clear();
   std::vector<uint32_t>& mine = vm_pairs[m.local_vm];
   mine.erase(std::find(mine.begin(), mine.end(), p));
   const uint32_t dropped = sched.flush_pair(p, [&](rte_mbuf*&& f, uint32_t) {
@@ -153,32 +150,45 @@ std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<st
     out.push_back("host " + h.host.name + " added (" + std::to_string(h.host.paths.size()) + " path(s))");
   }
 
-  // Removals first: a changed VM's new keys may be its old ones.
+  // Removals first (a changed VM's new keys may be its old ones), in one
+  // command per worker, as the additions after them.
+  std::vector<uint8_t> gone(c.remote_vms.size(), 0);
+  for (const RemoteVmChange& ch : changes)
+    if (ch.kind != Kind::added) gone[ch.running] = 1;
+  std::vector<size_t> removed(c.remote_vms.size(), 0), dropped(c.remote_vms.size(), 0);
+  if (std::find(gone.begin(), gone.end(), 1) != gone.end())
+    e.on_workers([&](EdgeState& s) {
+      for (uint32_t r = 0; r < gone.size(); ++r)
+        if (gone[r]) s.remove_targets(r);
+      for (uint32_t p = 0; p < s.pairs.size(); ++p) {
+        const uint32_t r = s.meta[p].remote_vm;
+        if (!s.live(p) || !gone[r]) continue;
+        dropped[r] += s.remove_pair(p, now);
+        ++removed[r];
+      }
+      // A cached key would still name a removed slot, which a new pair may
+      // take: the caches start over (once for the whole reload).
+      s.classify_cache.clear();
+      s.classify6_cache.clear();
+    });
   for (const RemoteVmChange& ch : changes) {
     if (ch.kind == Kind::added) continue;
     const uint32_t r = ch.running;
-    size_t removed = 0, dropped = 0;
-    e.on_workers([&](EdgeState& s) {
-      s.remove_targets(r);
-      for (uint32_t p = 0; p < s.pairs.size(); ++p)
-        if (s.live(p) && s.meta[p].remote_vm == r) {
-          dropped += s.remove_pair(p, now);
-          ++removed;
-        }
-    });
     c.remote_vms[r].removed = true;
-    if (ch.kind == Kind::removed) {
-      char buf[200];
+    char buf[200];
+    if (ch.kind == Kind::removed)
       std::snprintf(buf, sizeof buf, "remote VM %s removed: %zu pair(s), %zu queued frame(s) dropped",
-                    c.remote_vms[r].name.c_str(), removed, dropped);
-      out.emplace_back(buf);
-    } else {
-      out.push_back("remote VM " + c.remote_vms[r].name + " changed (" + ch.fields + "): " + std::to_string(removed) +
-                    " pair(s) removed, " + std::to_string(dropped) + " queued frame(s) dropped");
-    }
+                    c.remote_vms[r].name.c_str(), removed[r], dropped[r]);
+    else
+      std::snprintf(buf, sizeof buf, "remote VM %s changed (%s): %zu pair(s) removed, %zu queued frame(s) dropped",
+                    c.remote_vms[r].name.c_str(), ch.fields.c_str(), removed[r], dropped[r]);
+    out.emplace_back(buf);
   }
-  // Then additions (and the changed VMs' new entries), each with its pairs
-  // in config order (a VM's pairs over the local VMs of its tenant).
+  // Then additions (and the changed VMs' new entries), appended, each with
+  // its pairs in config order (a VM's pairs over the local VMs of its
+  // tenant, the next indices).
+  const auto first = static_cast<uint32_t>(c.remote_vms.size());
+  std::vector<NewPair> made;
   for (const RemoteVmChange& ch : changes) {
     if (ch.kind == Kind::removed) continue;
     const auto r = static_cast<uint32_t>(c.remote_vms.size());
@@ -186,19 +196,22 @@ std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<st
     vm.removed = false;
     c.remote_vms.push_back(std::move(vm));  // within the capacity reserved at start-up: nothing moves
     --e.remote_vm_room;
-    std::vector<NewPair> made;
     for (size_t v = 0; v < c.vms.size(); ++v)
       if (c.vms[v].vni == c.remote_vms[r].vni) made.push_back({v, r, e.next_pair_index++});
-    size_t added = 0;
-    std::string failed;
+  }
+  const auto end = static_cast<uint32_t>(c.remote_vms.size());
+  std::vector<size_t> added(end, 0), wanted(end, 0);
+  for (const NewPair& np : made) ++wanted[np.r];
+  std::string failed;
+  if (first != end)
     e.on_workers([&](EdgeState& s) {
       try {
-        s.add_targets(r);
+        for (uint32_t r = first; r < end; ++r) s.add_targets(r);
         for (const NewPair& np : made) {
           if (e.layout.vm_owner[np.v] != s.worker) continue;
           const uint32_t p = s.add_pair(np.v, np.r, np.global);
           if (p == EdgeState::kNoSlot) continue;
-          ++added;
+          ++added[np.r];
           // A path drained now is drained for the new pair too (set_drained).
           const std::vector<bool>& drained = e.control.drained[s.meta[p].host];
           for (size_t k = 0; k < drained.size(); ++k)
@@ -208,10 +221,13 @@ std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<st
         failed = x.what();
       }
     });
-    const std::string& name = c.remote_vms[r].name;
-    std::string line = ch.kind == Kind::added ? "remote VM " + name + " added" : "remote VM " + name + " re-added";
-    line += " (host " + c.hosts[c.remote_vms[r].host].name + "): " + std::to_string(added) + " pair(s)";
-    if (added != made.size()) line += ", " + std::to_string(made.size() - added) + " not made";
+  for (uint32_t r = first; r < end; ++r) {
+    const edge::VmCfg& vm = c.remote_vms[r];
+    const bool again = std::any_of(changes.begin(), changes.end(),
+                                   [&](const RemoteVmChange& ch) { return ch.kind == Kind::changed && ch.vm.id == vm.id; });
+    std::string line = "remote VM " + vm.name + (again ? " re-added" : " added") + " (host " + c.hosts[vm.host].name +
+                       "): " + std::to_string(added[r]) + " pair(s)";
+    if (added[r] != wanted[r]) line += ", " + std::to_string(wanted[r] - added[r]) + " not made";
     if (!failed.empty()) line += " (" + failed + ")";
     out.push_back(line);
   }
