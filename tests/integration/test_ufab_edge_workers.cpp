@@ -9,6 +9,9 @@
 //    port unchanged; each probe is answered;
 //  - /ufab/workers shows both workers with one pair each; /ufab/pair,1 has a
 //    history; /ufab/stats balances across workers and rings;
+//  - a reload adds remote VM b2 (pipeline/remote_vms.hpp): each worker makes
+//    the pair of its local VM (a1 -> b2 on worker 0 with index 2, a2 -> b2
+//    on worker 1 with index 3), in a command through its ring;
 //  - SIGTERM: the edge drains, sends finish for both active pairs (counted in
 //    the fabric capture), prints the report (conservation, no drops, frames
 //    handed between workers) and exits 0;
@@ -115,6 +118,22 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   const std::string workers = telemetry(prefix, "/ufab/workers"), pair1 = telemetry(prefix, "/ufab/pair,1");
+  {
+    std::string more = kConfig;
+    more += "  - {name: b2, id: 4, tenant: 100, ip: 192.168.0.4, host: hB}\n";
+    write_text(dir + "/edge.yaml", more);
+  }
+  const std::string reload = telemetry(prefix, "/ufab/reload"), workers2 = telemetry(prefix, "/ufab/workers");
+  const std::string pair2 = telemetry(prefix, "/ufab/pair,2"), pair3 = telemetry(prefix, "/ufab/pair,3");
+  std::printf("%s\n%s\n%s\n%s\n", reload.c_str(), workers2.c_str(), pair2.c_str(), pair3.c_str());
+  ITEST_CHECK(reload.find("\"changes\":[\"remote VM b2 added (host hB): 2 pair(s)\"]") != std::string::npos,
+              "reload adding b2: %s", reload.c_str());
+  ITEST_CHECK(workers2.find("\"worker0\":{\"lcore\":1,\"pairs\":2") != std::string::npos &&
+                  workers2.find("\"worker1\":{\"lcore\":2,\"pairs\":2") != std::string::npos,
+              "/ufab/workers after the reload: two pairs each");
+  ITEST_CHECK(json_number(pair2, "worker") == 0 && pair2.find("\"local\":\"a1\",\"remote\":\"b2\"") != std::string::npos &&
+                  json_number(pair3, "worker") == 1 && pair3.find("\"local\":\"a2\",\"remote\":\"b2\"") != std::string::npos,
+              "/ufab/pair,2 and 3: b2's pairs on the owners of a1 and a2");
   kill(pid, SIGTERM);
   const RunResult r = wait_with_deadline(pid, 20);
   remove_dpdk_runtime(prefix);
@@ -137,7 +156,7 @@ int main(int argc, char** argv) {
   auto w0 = parse_line(out, "ufab-edge worker=0 "), w1 = parse_line(out, "ufab-edge worker=1 ");
   // Worker 0 hands over a2's 20 VM frames; worker 1 a1's 2 fabric frames and
   // every frame it sends on the fabric (through the TX ring).
-  ITEST_CHECK(w0["pairs"] == 1 && w1["pairs"] == 1 && w0["handed_off"] == 20 && w1["handed_off"] >= 2 + 20,
+  ITEST_CHECK(w0["pairs"] == 2 && w1["pairs"] == 2 && w0["handed_off"] == 20 && w1["handed_off"] >= 2 + 20,
               "workers: handed_off %llu / %llu", static_cast<unsigned long long>(w0["handed_off"]),
               static_cast<unsigned long long>(w1["handed_off"]));
   ITEST_CHECK(out.find("ufab-edge stop: drained (queued=0), finishing 2 active pairs") != std::string::npos,
