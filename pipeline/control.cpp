@@ -105,11 +105,12 @@ bool Control::token_round_step(size_t max_pairs) {
     std::vector<uint64_t>& by_vm = in_scratch_;  // local VM << 32 | slot, then sorted: slot order within a VM
     by_vm.clear();
     const uint32_t n_in = s.incoming_published.load(std::memory_order_acquire);
-    const Incoming* in = s.incoming.data();
     // Only the VMs this worker owns (as one pass per VM over its owner's slots did).
-    for (uint32_t i = 0; i < n_in; ++i)
-      if (e_.layout.vm_owner[in[i].local_vm] == s.worker && s.in_share[i].requested.load(std::memory_order_relaxed) > 0)
-        by_vm.push_back(uint64_t{in[i].local_vm} << 32 | i);
+    for (uint32_t i = 0; i < n_in; ++i) {
+      if (s.in_share[i].requested.load(std::memory_order_relaxed) <= 0) continue;
+      const uint32_t vm = s.in_share[i].local_vm.load(std::memory_order_relaxed);
+      if (e_.layout.vm_owner[vm] == s.worker) by_vm.push_back(uint64_t{vm} << 32 | i);
+    }
     std::sort(by_vm.begin(), by_vm.end());
     for (size_t k = 0; k < by_vm.size();) {
       const auto v = static_cast<uint32_t>(by_vm[k] >> 32);

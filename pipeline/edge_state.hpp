@@ -64,6 +64,7 @@ struct Incoming {
   uint32_t src_ip = 0, vni = 0, wire_id = 0;
   uint32_t local_vm = 0;
   uint64_t probes = 0;
+  Nanos last_seen = 0;  // its last probe or finish (a finished slot's reuse, fabric_rx.cpp)
 };
 
 // Outer headers towards one remote host (wire-format §2-§4).
@@ -204,6 +205,7 @@ class EdgeState {
     uint32_t n = 0;
   } burst6;
   std::vector<Incoming> incoming;
+  uint32_t incoming_hand = 0;  // where the next search for a slot to reuse starts (fabric_rx.cpp)
 
   // Algorithm 1 exchange with the control lcore (token_share.hpp).
   std::unique_ptr<PairShare[]> share;         // per pair

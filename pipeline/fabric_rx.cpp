@@ -60,23 +60,61 @@ void deliver(EdgeState& s, uint16_t port, rte_mbuf* m, const wire::FrameView& v)
   ++s.stats.decapsulated;
 }
 
+// A slot to reuse once every slot is taken: one a finished pair left
+// (requesting nothing) and silent for params.idle_finish_ms, found by a
+// clock hand over at most kReuseScan slots per new pair (a flood of new
+// keys costs a bounded scan each, then incoming_full). Remote VMs come and
+// go (remote_vms.hpp, and other edges' reloads), and each pair they sent
+// from would otherwise hold its slot for good. kNoSlot when none is found.
+constexpr uint32_t kReuseScan = 64;
+uint32_t reusable_incoming(EdgeState& s, Nanos now) {
+  const auto n = static_cast<uint32_t>(s.incoming.size());
+  for (uint32_t k = 0; k < kReuseScan && k < n; ++k) {
+    const uint32_t i = s.incoming_hand;
+    s.incoming_hand = i + 1 == n ? 0 : i + 1;
+    if (s.in_share[i].requested.load(std::memory_order_relaxed) == 0 &&
+        now - s.incoming[i].last_seen >= s.cfg.params.idle_finish_ns)
+      return i;
+  }
+  return EdgeState::kNoSlot;
+}
+
 // The receiver-side pair of a probe or finish; created on the first probe.
-Incoming* incoming_of(EdgeState& s, const wire::FrameView& v, const wire::Message& msg, Drop& why) {
+Incoming* incoming_of(EdgeState& s, const wire::FrameView& v, const wire::Message& msg, Drop& why, Nanos now) {
   const IncomingKey key{v.outer.src_ip, v.shim.vni, msg.pair_id};
-  if (const uint32_t i = s.incoming_tbl.lookup(&key); i != HashTable::kMiss) return &s.incoming[i];
+  if (const uint32_t i = s.incoming_tbl.lookup(&key); i != HashTable::kMiss) {
+    s.incoming[i].last_seen = now;
+    return &s.incoming[i];
+  }
   why = Drop::unknown_vm;
   const uint16_t dst_id = static_cast<uint16_t>(msg.pair_id & 0xffff);
   for (size_t vm = 0; vm < s.cfg.vms.size(); ++vm) {
     if (s.cfg.vms[vm].id != dst_id || s.cfg.vms[vm].vni != v.shim.vni) continue;
     why = Drop::incoming_full;
-    if (s.incoming.size() == s.incoming.capacity() ||
-        !s.incoming_tbl.add(&key, static_cast<uint32_t>(s.incoming.size())))
-      return nullptr;
     Incoming in;
     in.src_ip = v.outer.src_ip;
     in.vni = v.shim.vni;
     in.wire_id = msg.pair_id;
     in.local_vm = static_cast<uint32_t>(vm);
+    in.last_seen = now;
+    if (s.incoming.size() == s.incoming.capacity()) {
+      const uint32_t i = reusable_incoming(s, now);
+      if (i == EdgeState::kNoSlot) return nullptr;
+      const Incoming& old = s.incoming[i];
+      const IncomingKey old_key{old.src_ip, old.vni, old.wire_id};
+      s.incoming_tbl.remove(&old_key);
+      if (!s.incoming_tbl.add(&key, i)) return nullptr;  // not reached: a key just left
+      s.incoming[i] = in;
+      IncomingShare& sh = s.in_share[i];  // requested is 0 already
+      sh.admitted.store(kTokenNotYetAdmitted, std::memory_order_relaxed);
+      sh.local_vm.store(in.local_vm, std::memory_order_relaxed);
+      s.bump(s.incoming_gen);
+      ++s.stats.incoming_reused;
+      return &s.incoming[i];
+    }
+    const auto i = static_cast<uint32_t>(s.incoming.size());
+    if (!s.incoming_tbl.add(&key, i)) return nullptr;
+    s.in_share[i].local_vm.store(in.local_vm, std::memory_order_relaxed);
     s.incoming.push_back(in);  // within the capacity reserved at start-up
     // The control lcore reads slots below this count (token_share.hpp).
     s.incoming_published.store(static_cast<uint32_t>(s.incoming.size()), std::memory_order_release);
@@ -85,11 +123,11 @@ Incoming* incoming_of(EdgeState& s, const wire::FrameView& v, const wire::Messag
   return nullptr;
 }
 
-void reflect(EdgeState& s, uint16_t port, rte_mbuf* m, const wire::FrameView& v, const wire::Message& msg) {
+void reflect(EdgeState& s, uint16_t port, rte_mbuf* m, const wire::FrameView& v, const wire::Message& msg, Nanos now) {
   const uint32_t host = s.host_by_ip.lookup(&v.outer.src_ip);
   if (unlikely(host == HashTable::kMiss)) return drop(s, port, m, Drop::unknown_pair);  // no way back
   Drop why = Drop::unknown_vm;
-  Incoming* in = incoming_of(s, v, msg, why);
+  Incoming* in = incoming_of(s, v, msg, why, now);
   uint32_t admitted = kWireUnbound;
   if (msg.type == wire::MsgType::probe) {
     if (unlikely(in == nullptr)) return drop(s, port, m, why);
@@ -167,7 +205,7 @@ void fabric_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t 
       continue;
     }
     if (msg.type == wire::MsgType::probe || msg.type == wire::MsgType::finish)
-      reflect(s, port, m, v, msg);
+      reflect(s, port, m, v, msg, now);
     else
       to_pair(s, port, m, msg, now);
   }

@@ -59,6 +59,7 @@ struct EdgeStats {
   uint64_t arp_replied = 0;      // VM ARP requests answered in a remote VM's name (proxy ARP, vm_arp.cpp)
   uint64_t nd_replied = 0;       // VM neighbour solicitations answered in a remote VM's name (vm_ipv6.cpp)
   uint64_t local_delivered = 0;  // VM frames switched to another local VM of the tenant (vm_local.cpp)
+  uint64_t incoming_reused = 0;  // receiver-side pair slots a finished pair left, taken by a new one (fabric_rx.cpp)
   uint64_t token_rounds = 0;
   uint64_t token_rounds_stretched = 0;  // Control::stretched
   uint64_t token_vm_assignments = 0;    // Control::vms_assigned: sender VMs recomputed (inputs changed)

@@ -75,6 +75,7 @@ void fill_stats(Edge& e, rte_tel_data* d) {
   rte_tel_data_add_dict_u64(d, "arp_replied", st.arp_replied);
   rte_tel_data_add_dict_u64(d, "nd_replied", st.nd_replied);
   rte_tel_data_add_dict_u64(d, "local_delivered", st.local_delivered);
+  rte_tel_data_add_dict_u64(d, "incoming_reused", st.incoming_reused);
   rte_tel_data_add_dict_u64(d, "token_rounds", st.token_rounds);
   rte_tel_data_add_dict_u64(d, "token_rounds_stretched", st.token_rounds_stretched);
   rte_tel_data_add_dict_u64(d, "token_vm_assignments", st.token_vm_assignments);

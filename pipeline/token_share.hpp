@@ -88,6 +88,10 @@ inline constexpr double kTokenNotYetAdmitted = -1.0;
 struct IncomingShare {
   std::atomic<double> requested{0};  // 0 after finish
   std::atomic<double> admitted{kTokenNotYetAdmitted};
+  // The local VM it sends to (Incoming::local_vm), as the control lcore
+  // reads it: a slot a finished pair left may be taken by another pair
+  // (fabric_rx.cpp, incoming_of), whose VM the worker then writes here.
+  std::atomic<uint32_t> local_vm{0};
 };
 
 }  // namespace ufab::pipeline

@@ -25,6 +25,14 @@
 //     out, and a drain of it is refused), b1's and b5's pairs are on hD
 //     with its RTT, b6's pairs have hB's path 0 drained as b3's.
 //
+// And the receiver side (fabric_rx.cpp): with params.max_incoming 2 and
+// idle_finish_ms 1, probes from b1 and b2 take the two slots and b3's is
+// dropped (incoming_full); once b1 finished and stayed silent for 1 ms,
+// b3's next probe takes b1's slot (incoming_reused 1; b1's key gone, the
+// slot's VM as the control lcore reads it), and Alg. 1's next round admits
+// it; b1 probing again is then refused. Every probe and finish is
+// answered or dropped.
+//
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
 #include <rte_mbuf.h>
 
@@ -36,7 +44,9 @@
 #include <vector>
 
 #include "pipeline/stages.hpp"
+#include "probe/units.hpp"
 #include "tests/integration/arp_frames.hpp"
+#include "tests/integration/frames.hpp"
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
 #include "tests/integration/in_process.hpp"
@@ -254,14 +264,63 @@ void run(const std::string& dir) {
   balanced("6", 6);
 }
 
+// Receiver-side pair slots reused once their pair finished and went silent.
+void incoming_slots() {
+  std::string c = config(b(1, "hB"));
+  c.replace(c.find("spare_remote_vms: 6}"), 20, "spare_remote_vms: 6, max_incoming: 2, idle_finish_ms: 1}");
+  EdgeRig r(c, "rvmin");
+  pipeline::EdgeState& s = r.s;
+  constexpr uint32_t kHostB = 0x0a000002;
+  const auto from_b = [](int i) { return static_cast<uint32_t>(10 + i) << 16 | 1; };  // b_i -> a1
+  const auto send = [&](wire::MsgType t, int i, Nanos now) {
+    const uint32_t phi = t == wire::MsgType::probe ? wire::tokens_to_wire(0.5) : 0;
+    rte_mbuf* m = r.mbuf(control(kHostB, route({0}), message(t, from_b(i), phi, {1}, 1), 100), 1);
+    s.stats.ports[1].rx += 1;
+    pipeline::fabric_frames(s, 1, &m, 1, now);
+  };
+  const auto full = [&] { return static_cast<unsigned long long>(s.stats.dropped(pipeline::Drop::incoming_full)); };
+  send(wire::MsgType::probe, 1, 1'000'000);
+  send(wire::MsgType::probe, 2, 1'000'000);
+  send(wire::MsgType::probe, 3, 1'000'000);
+  ITEST_CHECK(s.incoming.size() == 2 && full() == 1, "in: %zu slots, incoming_full %llu (want 2, 1)", s.incoming.size(), full());
+  send(wire::MsgType::finish, 1, 1'500'000);
+  send(wire::MsgType::probe, 3, 2'000'000);  // b1 silent for 0.5 ms only
+  ITEST_CHECK(full() == 2 && s.stats.incoming_reused == 0, "in: reused %llu before 1 ms of silence",
+              static_cast<unsigned long long>(s.stats.incoming_reused));
+  send(wire::MsgType::probe, 3, 2'500'000);
+  const pipeline::IncomingKey b1{kHostB, 100, from_b(1)}, b3{kHostB, 100, from_b(3)};
+  ITEST_CHECK(full() == 2 && s.stats.incoming_reused == 1 && s.incoming[0].wire_id == from_b(3) &&
+                  s.incoming_tbl.lookup(&b3) == 0 && s.incoming_tbl.lookup(&b1) == pipeline::HashTable::kMiss &&
+                  s.in_share[0].local_vm.load() == 0 && s.in_share[0].requested.load() == 0.5 &&
+                  s.in_share[0].admitted.load() == pipeline::kTokenNotYetAdmitted,
+              "in: b3 in b1's slot: reused %llu, slot 0 wire id %x, requested %g", 
+              static_cast<unsigned long long>(s.stats.incoming_reused), s.incoming[0].wire_id,
+              s.in_share[0].requested.load());
+  r.e.control.token_round();
+  // Alg. 1 (App. E) for a1 (1 token): b2 and b3 ask 0.5 each, both get it.
+  ITEST_CHECK(s.in_share[0].admitted.load() == 0.5 && s.in_share[1].admitted.load() == 0.5,
+              "in: admitted %g, %g (want 0.5 each)", s.in_share[0].admitted.load(), s.in_share[1].admitted.load());
+  send(wire::MsgType::probe, 1, 2'500'000);
+  ITEST_CHECK(full() == 3, "in: b1 back, no slot: incoming_full %llu", full());
+  const std::vector<rte_mbuf*> out = r.fabric_tx();
+  for (rte_mbuf* m : out) rte_pktmbuf_free(m);
+  ITEST_CHECK(s.stats.rx() == 7 && out.size() == 4 && s.stats.dropped() == 3,
+              "in: 7 received = %zu answered + %llu dropped", out.size(),
+              static_cast<unsigned long long>(s.stats.dropped()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   char tmpl[] = "/tmp/ufab_edge_rvm.XXXXXX";
   if (mkdtemp(tmpl) == nullptr) return 1;
   const std::string dir = tmpl;
-  const int rc = run_in_process(argc, argv, "ufab_edge_remote_vms", [&] { run(dir); },
-                                "PASS: remote VMs and hosts added, removed, moved and refused at runtime; every frame counted");
+  const int rc = run_in_process(argc, argv, "ufab_edge_remote_vms", [&] {
+    run(dir);
+    incoming_slots();
+  },
+                                "PASS: remote VMs and hosts added, removed, moved and refused at runtime; receiver-side slots reused; every "
+                                "frame counted");
   std::remove((dir + "/edge.yaml").c_str());
   rmdir(dir.c_str());
   return rc;
