@@ -33,6 +33,16 @@
 // it; b1 probing again is then refused. Every probe and finish is
 // answered or dropped.
 //
+// Last, 60 random reloads (params.window_gating off, so a frame leaves at
+// once): each file keeps some of 5 hosts and some of 40 remote VMs of two
+// tenants, each VM on one of the hosts kept. After each, every remote VM of
+// the file has exactly one live pair per local VM of its tenant, on its
+// host, and nothing else is live; the worker's hosts by address are exactly
+// the file's; a frame from each local VM to each remote VM of its tenant
+// leaves at once, encapsulated towards that VM's host with the pair's wire
+// id, and a frame to a VM the file dropped is unknown_pair; every frame is
+// counted (rx + generated = tx + queued + dropped).
+//
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
 #include <rte_mbuf.h>
 
@@ -40,6 +50,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -309,6 +322,144 @@ void incoming_slots() {
               static_cast<unsigned long long>(s.stats.dropped()));
 }
 
+// Random reloads: hosts and remote VMs come and go; the tables follow the file.
+void random_reloads(const std::string& dir) {
+  constexpr int kHosts = 5, kVms = 40;
+  const auto host_line = [](int h) {
+    const std::string n = std::to_string(h);
+    return "  - {name: h" + n + ", ip: 10.0.1." + std::to_string(h + 1) + ", mac: \"02:00:00:00:01:0" + n +
+           "\", base_rtt_us: 100, paths: [[" + std::to_string(h + 1) + "]]}\n";
+  };
+  const auto vni_of = [](int i) { return i % 3 == 0 ? 200u : 100u; };
+  const auto vm_ip = [&](int i) { return (vni_of(i) == 100 ? 0xc0a80100u : 0xc0a80200u) + static_cast<uint32_t>(i + 1); };
+  const auto text = [&](const std::map<int, int>& vms, const std::set<int>& hosts) {
+    std::string c = R"(edge: {fabric_port: 1, ip: 10.0.0.1, mac: "02:00:00:00:00:01"}
+params: {unit_bw_gbps: 1, window_gating: false, spare_pairs: 128, spare_remote_vms: 4000, spare_hosts: 400}
+tenants:
+  - {vni: 100, guarantee_gbps: 1}
+  - {vni: 200, guarantee_gbps: 1}
+vms:
+  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 0}
+  - {name: a2, id: 2, tenant: 100, mac: "02:00:00:00:0a:02", ip: 192.168.0.2, port: 0}
+  - {name: a3, id: 3, tenant: 200, mac: "02:00:00:00:0a:03", ip: 192.168.0.3, port: 0}
+hosts:
+)";
+    for (const int h : hosts) c += host_line(h);
+    c += "remote_vms:\n";
+    for (const auto& [i, h] : vms) {
+      const uint32_t ip = vm_ip(i);
+      c += "  - {name: r" + std::to_string(i) + ", id: " + std::to_string(100 + i) + ", tenant: " +
+           std::to_string(vni_of(i)) + ", ip: " + edge::ip4_text(ip) + ", host: h" + std::to_string(h) + "}\n";
+    }
+    return c;
+  };
+  std::mt19937 rng(11);
+  std::set<int> hosts = {0, 1};
+  std::map<int, int> vms = {{0, 0}, {1, 1}, {2, 0}, {3, 1}};  // VM -> host
+  const std::string file = dir + "/random.yaml";
+  write_text(file, text(vms, hosts));
+  EdgeRig r(text(vms, hosts), "rvmrand", file);
+  pipeline::EdgeState& s = r.s;
+  const uint32_t locals[3] = {kA1, kA2, 0xc0a80003};
+  uint64_t tx = 0, unknown = 0;
+  Nanos now = 1'000'000;
+  for (int round = 0; round < 60 && g_failures == 0; ++round) {
+    if (round > 0) {
+      std::set<int> next_hosts;
+      for (int h = 0; h < kHosts; ++h)
+        if (rng() % 2 == 0) next_hosts.insert(h);
+      if (next_hosts.empty()) next_hosts.insert(static_cast<int>(rng() % kHosts));
+      const std::vector<int> hv(next_hosts.begin(), next_hosts.end());
+      std::map<int, int> next_vms;
+      for (int i = 0; i < kVms; ++i) {
+        if (rng() % 2 != 0) continue;
+        const auto was = vms.find(i);
+        next_vms[i] = was != vms.end() && next_hosts.count(was->second) != 0 && rng() % 4 != 0 ? was->second
+                                                                                               : hv[rng() % hv.size()];
+      }
+      const std::map<int, int> old_vms = vms;
+      hosts = next_hosts;
+      vms = next_vms;
+      write_text(file, text(vms, hosts));
+      const pipeline::Control::ReloadResult rr = r.e.control.reload(now);
+      ITEST_CHECK(rr.ok, "random %d: reload refused: %s", round, rr.error.c_str());
+      // Frames to a VM this file dropped: unknown_pair.
+      for (const auto& [i, h] : old_vms) {
+        if (vms.count(i) != 0) continue;
+        const int local = vni_of(i) == 100 ? 0 : 2;
+        rte_mbuf* m = r.mbuf(vm_frame(locals[local], vm_ip(i), 1000, 64, 1), 0);
+        s.stats.ports[0].rx += 1;
+        pipeline::vm_frames(s, 0, &m, 1, now);
+        ++unknown;
+        break;  // one a round
+      }
+    }
+    // The tables: one live pair per (local VM of the tenant, remote VM), on its host.
+    size_t want_live = 0;
+    std::map<uint32_t, size_t> host_index;  // host IP -> index in the worker's hosts
+    for (size_t h = 0; h < r.e.cfg.hosts.size(); ++h)
+      if (!r.e.cfg.hosts[h].removed) host_index[r.e.cfg.hosts[h].ip] = h;
+    ITEST_CHECK(host_index.size() == hosts.size(), "random %d: %zu live hosts, want %zu", round, host_index.size(), hosts.size());
+    for (const int h : hosts) {
+      const uint32_t ip = 0x0a000101u + static_cast<uint32_t>(h);
+      ITEST_CHECK(host_index.count(ip) != 0 && s.host_by_ip.lookup(&ip) == host_index[ip] &&
+                      s.hosts[host_index[ip]].outer.dst_ip == ip,
+                  "random %d: host h%d", round, h);
+    }
+    std::vector<rte_mbuf*> burst;
+    std::vector<std::pair<uint32_t, uint32_t>> expect;  // (outer dst IP, wire id) of each frame, in order
+    for (const auto& [i, h] : vms) {
+      for (uint32_t l = 0; l < 3; ++l) {
+        if ((l == 2) != (vni_of(i) == 200)) continue;
+        ++want_live;
+        const uint32_t wire_id = (l + 1) << 16 | static_cast<uint32_t>(100 + i);
+        const uint32_t p = r.pair(l + 1, static_cast<uint32_t>(100 + i));
+        const uint32_t host_ip = 0x0a000101u + static_cast<uint32_t>(h);
+        ITEST_CHECK(p != pipeline::HashTable::kMiss && s.live(p) && s.meta[p].wire_id == wire_id &&
+                        s.meta[p].host == host_index[host_ip] && r.e.cfg.remote_vms[s.meta[p].remote_vm].id == 100 + i,
+                    "random %d: pair a%u -> r%d (slot %u)", round, l + 1, i, p);
+        burst.push_back(r.mbuf(vm_frame(locals[l], vm_ip(i), 1000, 64, static_cast<uint8_t>(round)), 0));
+        expect.emplace_back(host_ip, wire_id);
+      }
+    }
+    ITEST_CHECK(s.live_pairs() == want_live, "random %d: %zu live pairs, want %zu", round, s.live_pairs(), want_live);
+    for (size_t v = 0; v < 3; ++v)
+      for (const uint32_t p : s.vm_pairs[v])
+        ITEST_CHECK(s.live(p) && s.meta[p].local_vm == v, "random %d: vm_pairs[%zu] holds %u", round, v, p);
+    for (size_t k = 0; k < burst.size(); k += 32) {
+      const auto n = static_cast<uint16_t>(std::min<size_t>(32, burst.size() - k));
+      s.stats.ports[0].rx += n;
+      pipeline::vm_frames(s, 0, burst.data() + k, n, now);
+    }
+    size_t data = 0, at = 0;
+    for (rte_mbuf* m : r.fabric_tx()) {
+      wire::FrameView v;
+      const auto* b = rte_pktmbuf_mtod(m, const uint8_t*);
+      if (wire::parse_frame({b, rte_pktmbuf_data_len(m)}, v) == wire::WireError::ok && v.shim.next == wire::kNextData) {
+        ++data;
+        ITEST_CHECK(at < expect.size() && v.outer.dst_ip == expect[at].first && v.shim.pair_id == expect[at].second,
+                    "random %d: frame %zu to %08x as %08x, want %08x as %08x", round, at, v.outer.dst_ip,
+                    v.shim.pair_id, at < expect.size() ? expect[at].first : 0, at < expect.size() ? expect[at].second : 0);
+        ++at;
+      }
+      ++tx;
+      rte_pktmbuf_free(m);
+    }
+    ITEST_CHECK(data == expect.size() && s.stats.dropped(pipeline::Drop::unknown_pair) == unknown,
+                "random %d: %zu data frames out, want %zu; unknown_pair %llu, want %llu", round, data, expect.size(),
+                static_cast<unsigned long long>(s.stats.dropped(pipeline::Drop::unknown_pair)),
+                static_cast<unsigned long long>(unknown));
+    ITEST_CHECK(s.stats.rx() + s.stats.generated == tx + s.queued() + s.stats.dropped() + s.stats.absorbed,
+                "random %d: rx %llu + generated %llu = tx %llu + queued %llu + dropped %llu", round,
+                static_cast<unsigned long long>(s.stats.rx()), static_cast<unsigned long long>(s.stats.generated),
+                static_cast<unsigned long long>(tx), static_cast<unsigned long long>(s.queued()),
+                static_cast<unsigned long long>(s.stats.dropped()));
+    now += 1'000'000;
+  }
+  std::printf("random reloads: %zu remote VM entries, %zu host entries, %zu pair slots used, %llu frames out\n",
+              r.e.cfg.remote_vms.size(), r.e.cfg.hosts.size(), s.pairs.size(), static_cast<unsigned long long>(tx));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -318,10 +469,12 @@ int main(int argc, char** argv) {
   const int rc = run_in_process(argc, argv, "ufab_edge_remote_vms", [&] {
     run(dir);
     incoming_slots();
+    random_reloads(dir);
   },
                                 "PASS: remote VMs and hosts added, removed, moved and refused at runtime; receiver-side slots reused; every "
                                 "frame counted");
   std::remove((dir + "/edge.yaml").c_str());
+  std::remove((dir + "/random.yaml").c_str());
   rmdir(dir.c_str());
   return rc;
 }
