@@ -73,11 +73,13 @@ using namespace ufab::itest;
 constexpr uint32_t kA1 = 0xc0a80001, kA2 = 0xc0a80002;
 uint32_t ip_of_b(int i) { return 0xc0a8000a + static_cast<uint32_t>(i); }  // b_i: 192.168.0.(10 + i)
 
-// Remote VM b_i (id 10 + i, fd00::b:i, MAC 02:00:00:00:0b:0i) on host h.
+// Remote VM b_i (id 10 + i, 192.168.0.(10 + i), fd00::(10 + i), MAC 02:00:00:00:0b:0i) on host h.
 std::string b(int i, const char* h) {
   const std::string n = std::to_string(i);
+  char ip6[16];
+  std::snprintf(ip6, sizeof ip6, "fd00::%x", 10 + i);
   return "  - {name: b" + n + ", id: " + std::to_string(10 + i) + ", tenant: 100, mac: \"02:00:00:00:0b:0" + n +
-         "\", ip: 192.168.0." + std::to_string(10 + i) + ", ip6: \"fd00::b:" + n + "\", host: " + h + "}\n";
+         "\", ip: 192.168.0." + std::to_string(10 + i) + ", ip6: \"" + ip6 + "\", host: " + h + "}\n";
 }
 
 const char* kHD = "  - {name: hD, ip: 10.0.0.4, mac: \"02:00:00:00:00:04\", base_rtt_us: 50, paths: [[3], [4]]}\n";
@@ -88,8 +90,8 @@ params: {unit_bw_gbps: 1, spare_pairs: 6, spare_remote_vms: 6}
 tenants:
   - {vni: 100, guarantee_gbps: 1}
 vms:
-  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, ip6: "fd00::a:1", port: 0}
-  - {name: a2, id: 2, tenant: 100, mac: "02:00:00:00:0a:02", ip: 192.168.0.2, ip6: "fd00::a:2", port: 0}
+  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, ip6: "fd00::1", port: 0}
+  - {name: a2, id: 2, tenant: 100, mac: "02:00:00:00:0a:02", ip: 192.168.0.2, ip6: "fd00::2", port: 0}
 hosts:
   - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 100, paths: [[1]]}
 )" + std::string(with_hc ? "  - {name: hC, ip: 10.0.0.3, mac: \"02:00:00:00:00:03\", base_rtt_us: 100, paths: [[2]]}\n" : "") +
@@ -98,16 +100,8 @@ hosts:
 
 const Mac kMacA1 = {2, 0, 0, 0, 0x0a, 1};
 
-// A UDP datagram from a1 (fd00::a:1) to fd00::b:i, n bytes of data.
-Frame udp6_a1_to_b(int i, size_t n) {
-  Bytes udp(8 + n, 0x5a);
-  udp[0] = 0x03, udp[1] = 0xe8;  // 1000
-  udp[2] = 0x13, udp[3] = 0x89;  // 5001
-  udp[4] = static_cast<uint8_t>((8 + n) >> 8), udp[5] = static_cast<uint8_t>(8 + n);
-  Bytes src(16, 0), dst(16, 0);
-  src[0] = dst[0] = 0xfd, src[13] = 0x0a, src[15] = 1, dst[13] = 0x0b, dst[15] = static_cast<uint8_t>(i);
-  return ip6_frame({2, 0, 0, 0, 0x0b, 0}, {2, 0, 0, 0, 0x0a, 1}, src, dst, 17, 64, udp);
-}
+// a1's IPv6 datagram (a1 is fd00::1, b_i fd00::(10 + i): ipv6_frames.hpp's fd00()) to b_i, n bytes of data.
+Frame udp6_a1_to_b(int i, size_t n) { return udp6(kMacA1, {2, 0, 0, 0, 0x0b, 0}, 1, static_cast<uint8_t>(10 + i), 1000, n); }
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
