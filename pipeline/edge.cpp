@@ -108,12 +108,14 @@ EdgeTotals totals(Edge& e) {
   t.per_worker.resize(n);
   t.worker_queued.resize(n);
   t.worker_pairs.resize(n);
+  t.worker_room.resize(n);
   t.worker_busy.resize(n);
   for (size_t w = 0; w < n; ++w)
     e.on_worker(w, [&](EdgeState& s) {
       t.per_worker[w] = s.stats;
       t.worker_queued[w] = s.queued();
       t.worker_pairs[w] = s.live_pairs();
+      t.worker_room[w] = s.room();
       t.worker_busy[w] = s.loop_ns != 0 ? static_cast<double>(s.busy_ns) / static_cast<double>(s.loop_ns) : 0;
     });
   for (size_t w = 0; w < n; ++w) {

@@ -89,7 +89,7 @@ struct EdgeTotals {
   EdgeStats stats;
   uint64_t queued = 0;
   std::vector<EdgeStats> per_worker;
-  std::vector<uint64_t> worker_queued, worker_pairs;
+  std::vector<uint64_t> worker_queued, worker_pairs, worker_room;  // room: EdgeState::room()
   std::vector<double> worker_busy;
 };
 EdgeTotals totals(Edge& e);

@@ -151,6 +151,12 @@ class EdgeState {
   size_t live_pairs() const { return pairs.size() - removed_pairs.size() - free_pairs.size(); }
   // Slots a pair added now can take (free ones and those never used).
   size_t spare_slots() const { return pair_capacity - pairs.size() + free_pairs.size(); }
+  // The same once reclaim() ran: what a reload would find (/ufab/workers).
+  size_t room() const {
+    size_t n = spare_slots();
+    for (const uint32_t p : removed_pairs) n += !pairs[p].finish_pending() && sched.backlog_bytes(p) == 0;
+    return n;
+  }
   static constexpr uint32_t kNoSlot = UINT32_MAX;
   // The pair of local VM v to remote VM r (indices into cfg.vms and
   // cfg.remote_vms), with overall index `global`, in a free slot or a new

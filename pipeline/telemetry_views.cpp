@@ -286,6 +286,10 @@ void fill_workers(Edge& e, rte_tel_data* d) {
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_u64(d, "control_lcore", e.layout.control_lcore);
   rte_tel_data_add_dict_int(d, "mixed", e.mixed() ? 1 : 0);
+  // What reloads may still add (pipeline/remote_vms.hpp): remote VM and host
+  // entries over the edge's life, and each worker's pair slots (spare_pairs).
+  rte_tel_data_add_dict_u64(d, "remote_vm_room", e.remote_vm_room);
+  rte_tel_data_add_dict_u64(d, "host_room", e.host_room);
   // How each port's RX queues are polled (layout.hpp RxMode): "rx_port<P>": "<mode> queues=<Q>".
   for (size_t p = 0; p < e.layout.rx_mode.size(); ++p) {
     char key[32], val[64];
@@ -307,6 +311,7 @@ void fill_workers(Edge& e, rte_tel_data* d) {
     rte_tel_data_start_dict(c);
     rte_tel_data_add_dict_u64(c, "lcore", e.layout.worker_lcores[w]);
     rte_tel_data_add_dict_u64(c, "pairs", t.worker_pairs[w]);
+    rte_tel_data_add_dict_u64(c, "spare_pairs", t.worker_room[w]);
     rte_tel_data_add_dict_u64(c, "rx", t.per_worker[w].rx());
     rte_tel_data_add_dict_u64(c, "tx", t.per_worker[w].tx());
     rte_tel_data_add_dict_u64(c, "queued", t.worker_queued[w]);

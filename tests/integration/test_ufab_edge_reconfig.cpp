@@ -272,6 +272,9 @@ int main(int argc, char** argv) {
                                                                    "\"local\":\"a1\",\"remote\":\"b2\""),
               "pairs with b2: %s", r.c_str());
   ITEST_CHECK(has(ask("/ufab/tenants"), "\"pairs\":2,"), "tenant 100 has 2 pairs");
+  r = ask("/ufab/workers");
+  ITEST_CHECK(has(r, "\"remote_vm_room\":1023,\"host_room\":64,") && has(r, "\"pairs\":2,\"spare_pairs\":255,"),
+              "room after b2: %s", r.c_str());
   balanced("b2 added");
   write_text(file, config("3", "1", "", "  - {name: b2, id: 4, tenant: 100, ip: 192.168.0.4, host: hB}\n"));
   r = ask("/ufab/reload");
@@ -286,7 +289,10 @@ int main(int argc, char** argv) {
                     has(st, "\"pair_removed\":10"),
                 "stats after b1 removed: %s", st.c_str());
   }
-  ITEST_CHECK(has(ask("/ufab/workers"), "\"pairs\":1,"), "worker 0 has 1 pair");
+  // b1's slot counts as spare again: its pair had no path, so no finish to wait for.
+  r = ask("/ufab/workers");
+  ITEST_CHECK(has(r, "\"pairs\":1,\"spare_pairs\":256,") && has(r, "\"remote_vm_room\":1023,"),
+              "worker 0 has 1 pair, 256 spare: %s", r.c_str());
   // More than params.spare_pairs allows (one worker: 1 start-up pair + 256 spare, b1's slot not yet free).
   {
     std::string many = "  - {name: b2, id: 4, tenant: 100, ip: 192.168.0.4, host: hB}\n";
