@@ -578,4 +578,15 @@ std::string ip4_text(uint32_t ip) {
   return b;
 }
 
+std::string ip6_text(const Ip6& a) {
+  char b[INET6_ADDRSTRLEN];
+  return inet_ntop(AF_INET6, a.data(), b, sizeof b) != nullptr ? b : "?";
+}
+
+std::string mac_text(const Mac& m) {
+  char b[18];
+  std::snprintf(b, sizeof b, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+  return b;
+}
+
 }  // namespace ufab::edge

@@ -183,6 +183,10 @@ struct ConfigError : std::runtime_error {
 
 // An IPv4 address (host order, as in VmCfg::ip and HostCfg::ip) as "a.b.c.d".
 std::string ip4_text(uint32_t ip);
+// An IPv6 address as inet_ntop writes it ("::" for all zero).
+std::string ip6_text(const Ip6& a);
+// A MAC as "02:00:00:00:0a:01".
+std::string mac_text(const Mac& m);
 
 // One line on the tenants' WFQ weight classes: how many follow their
 // guarantee (against which unit) with the largest mapping error and its

@@ -116,11 +116,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
   hosts.reserve(c.hosts.size() + c.spare_hosts);  // the data path indexes it while a reload appends
   for (uint32_t h = 0; h < c.hosts.size(); ++h) add_host(h);
 
-  for (size_t r = 0; r < c.remote_vms.size(); ++r) {
-    const edge::VmCfg& rv = c.remote_vms[r];
-    const VmKey k{rv.vni, rte_cpu_to_be_32(rv.ip)};
-    if (rv.mac != edge::Mac{}) add_configured(arp_targets, &k, static_cast<uint32_t>(r), "ARP target (VNI, IP)");
-  }
+  for (uint32_t r = 0; r < c.remote_vms.size(); ++r) add_targets(r);  // ARP and neighbour discovery
 
   // Every per-pair array at its capacity: a pair added at runtime moves none.
   const size_t cap = pair_capacity;

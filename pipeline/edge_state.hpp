@@ -151,10 +151,15 @@ class EdgeState {
   size_t live_pairs() const { return pairs.size() - removed_pairs.size() - free_pairs.size(); }
   // Slots a pair added now can take (free ones and those never used).
   size_t spare_slots() const { return pair_capacity - pairs.size() + free_pairs.size(); }
-  // The same once reclaim() ran: what a reload would find (/ufab/workers).
+  // A removed pair whose slot reclaim() frees: its finish done, nothing
+  // in the scheduler (flushed when it was removed; nothing classifies into it).
+  bool reclaimable(uint32_t p) const {
+    return !pairs[p].finish_pending() && sched.pair_state(p) == PairState::kIdle;
+  }
+  // spare_slots() once reclaim() ran: what a reload would find (/ufab/workers).
   size_t room() const {
     size_t n = spare_slots();
-    for (const uint32_t p : removed_pairs) n += !pairs[p].finish_pending() && sched.backlog_bytes(p) == 0;
+    for (const uint32_t p : removed_pairs) n += reclaimable(p);
     return n;
   }
   static constexpr uint32_t kNoSlot = UINT32_MAX;

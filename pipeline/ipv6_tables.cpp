@@ -33,7 +33,7 @@ Ipv6Tables::Ipv6Tables(const edge::EdgeConfig& c, uint32_t shard_pairs)
     sk.port = l.port, sk.vlan = l.vlan, sk.svlan = l.svlan, sk.ip = l.ip6;
     add_configured(vm_src, &sk, static_cast<uint32_t>(v), "local VM IPv6 source");
   }
-  for (size_t r = 0; r < c.remote_vms.size(); ++r) add_nd_target(c.remote_vms[r], static_cast<uint32_t>(r));
+  // nd_targets is filled by EdgeState::add_targets, with the ARP targets.
 }
 
 namespace {

@@ -2,8 +2,6 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <arpa/inet.h>
-
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -56,17 +54,7 @@ std::string read_text(const std::string& path) {
 
 namespace {
 
-std::string mac_text(const edge::Mac& m) {
-  char b[18];
-  std::snprintf(b, sizeof b, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
-  return b;
-}
-
-std::string ip6_text(const edge::Ip6& a) {
-  if (a == edge::Ip6{}) return "none";
-  char b[INET6_ADDRSTRLEN];
-  return inet_ntop(AF_INET6, a.data(), b, sizeof b) != nullptr ? b : "?";
-}
+std::string ip6_or_none(const edge::Ip6& a) { return a == edge::Ip6{} ? "none" : edge::ip6_text(a); }
 
 // What differs between two entries of one remote VM ("" when nothing).
 std::string remote_vm_fields(const edge::EdgeConfig& ra, const edge::VmCfg& a, const edge::EdgeConfig& rb,
@@ -79,9 +67,9 @@ std::string remote_vm_fields(const edge::EdgeConfig& ra, const edge::VmCfg& a, c
   };
   note("name", a.name, b.name);
   note("tenant", std::to_string(a.vni), std::to_string(b.vni));
-  note("mac", mac_text(a.mac), mac_text(b.mac));
+  note("mac", edge::mac_text(a.mac), edge::mac_text(b.mac));
   note("ip", edge::ip4_text(a.ip), edge::ip4_text(b.ip));
-  note("ip6", ip6_text(a.ip6), ip6_text(b.ip6));
+  note("ip6", ip6_or_none(a.ip6), ip6_or_none(b.ip6));
   note("host", ra.hosts[a.host].name, rb.hosts[b.host].name);
   return out;
 }

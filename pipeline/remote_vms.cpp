@@ -44,8 +44,7 @@ uint32_t EdgeState::remove_pair(uint32_t p, Nanos now) {
 void EdgeState::reclaim() {
   for (size_t k = 0; k < removed_pairs.size();) {
     const uint32_t p = removed_pairs[k];
-    // Idle in the scheduler since its flush (nothing classifies into it).
-    if (pairs[p].finish_pending() || !sched.remove_pair(p)) {
+    if (!reclaimable(p) || !sched.remove_pair(p)) {
       ++k;
       continue;
     }
@@ -189,8 +188,10 @@ std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<st
   // tenant, the next indices).
   const auto first = static_cast<uint32_t>(c.remote_vms.size());
   std::vector<NewPair> made;
+  std::vector<bool> again;  // by entry from `first`: a changed VM's new entry
   for (const RemoteVmChange& ch : changes) {
     if (ch.kind == Kind::removed) continue;
+    again.push_back(ch.kind == Kind::changed);
     const auto r = static_cast<uint32_t>(c.remote_vms.size());
     edge::VmCfg vm = ch.vm;
     vm.removed = false;
@@ -223,9 +224,7 @@ std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<st
     });
   for (uint32_t r = first; r < end; ++r) {
     const edge::VmCfg& vm = c.remote_vms[r];
-    const bool again = std::any_of(changes.begin(), changes.end(),
-                                   [&](const RemoteVmChange& ch) { return ch.kind == Kind::changed && ch.vm.id == vm.id; });
-    std::string line = "remote VM " + vm.name + (again ? " re-added" : " added") + " (host " + c.hosts[vm.host].name +
+    std::string line = "remote VM " + vm.name + (again[r - first] ? " re-added" : " added") + " (host " + c.hosts[vm.host].name +
                        "): " + std::to_string(added[r]) + " pair(s)";
     if (added[r] != wanted[r]) line += ", " + std::to_string(wanted[r] - added[r]) + " not made";
     if (!failed.empty()) line += " (" + failed + ")";

@@ -1,6 +1,5 @@
 #include "pipeline/rss_reta.hpp"
 
-#include <arpa/inet.h>
 #include <rte_ethdev.h>
 #include <rte_thash.h>
 
@@ -9,11 +8,6 @@
 namespace ufab::pipeline {
 
 namespace {
-
-std::string text6(const edge::Ip6& a) {
-  char b[INET6_ADDRSTRLEN];
-  return inet_ntop(AF_INET6, a.data(), b, sizeof b) != nullptr ? b : "?";
-}
 
 constexpr uint64_t kIpv6Types =
     RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_OTHER | RTE_ETH_RSS_IPV6_EX;
@@ -55,7 +49,7 @@ RetaPlan plan_reta(const std::vector<RetaVm>& vms, const std::vector<uint8_t>& k
   };
   for (size_t v = 0; v < vms.size(); ++v) {
     claim(v, src_hash4(vms[v].ip, key), edge::ip4_text(vms[v].ip));
-    if (ipv6 && vms[v].ip6 != edge::Ip6{}) claim(v, src_hash6(vms[v].ip6, key), text6(vms[v].ip6));
+    if (ipv6 && vms[v].ip6 != edge::Ip6{}) claim(v, src_hash6(vms[v].ip6, key), edge::ip6_text(vms[v].ip6));
   }
   return plan;
 }
