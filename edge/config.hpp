@@ -43,9 +43,10 @@ struct VmCfg {
   uint16_t vlan = 0;            // local VMs: its tenant's VLAN id (0: untagged); with QinQ the C-VLAN id
   uint16_t svlan = 0;           // local VMs: its tenant's QinQ S-VLAN id (0: no S-tag)
   uint32_t host = 0;            // remote VMs: index into EdgeConfig::hosts
-  // Remote VMs: taken out by a reload (pipeline/remote_vms.hpp). Its entry
-  // stays, so that the indices of the others (PairMeta::remote_vm) hold;
-  // only the control lcore reads or writes this.
+  // Taken out by a reload (remote VMs: pipeline/remote_vms.hpp; local VMs:
+  // pipeline/local_vms.hpp). Its entry stays, so that the indices of the
+  // others (PairMeta::local_vm, remote_vm) hold; only the control lcore
+  // reads or writes this.
   bool removed = false;
 };
 
@@ -113,6 +114,9 @@ struct EdgeConfig {
   uint32_t spare_remote_vms = 1024;
   uint32_t spare_pairs = 256;
   uint32_t spare_hosts = 64;  // hosts reloads may add over the edge's life
+  // Local VMs a reload may add over the edge's life (pipeline/local_vms.hpp):
+  // entries appended to vms, on a VM-side port the edge already has.
+  uint32_t spare_local_vms = 64;
   uint64_t seed = 1;
   // false: benchmarks only (deploy/ufab bench edge). The scheduler's windows
   // stay open (every pair's in-flight bytes are forgiven each token period),

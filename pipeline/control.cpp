@@ -20,17 +20,21 @@ void Control::init() {
     weight_from_guarantee.push_back(t.weight_from_guarantee);
   }
   for (const edge::HostCfg& h : c.hosts) drained.emplace_back(h.paths.size(), false);
-  for (size_t v = 0; v < c.vms.size(); ++v) {
-    const double phi = c.tenant(c.vms[v].vni)->tokens(c.params.unit_bw_Bps);
-    senders_.emplace_back(phi);
-    receivers_.emplace_back(phi);
-    receivers_.back().resize(c.max_incoming);
-    receivers_.back().resize(0);
-  }
+  for (size_t v = 0; v < c.vms.size(); ++v) add_vm(v);
   reserve_tokens();
   in_scratch_.reserve(c.max_incoming);
-  sender_seen_.assign(c.vms.size(), kStale);
   incoming_seen_.assign(e_.shards.size(), kStale);
+}
+
+double Control::add_vm(size_t v) {
+  const edge::EdgeConfig& c = e_.cfg;
+  const double phi = guarantee_bps[c.tenant_index(c.vms[v].vni)] / 8.0 / c.params.unit_bw_Bps;
+  senders_.emplace_back(phi);
+  receivers_.emplace_back(phi);
+  receivers_.back().resize(c.max_incoming);  // reserved, so that a round does not allocate
+  receivers_.back().resize(0);
+  sender_seen_.push_back(kStale);
+  return phi;
 }
 
 void Control::reserve_tokens() {
@@ -225,8 +229,8 @@ Control::ReloadResult Control::reload(Nanos now) {
   for (size_t t = 0; t < live_class.size(); ++t)
     live_class[t] = weight_from_guarantee[t] ? TenantChange::kFromGuarantee : static_cast<int>(weight_class[t]);
   r.error = diff_config(e_.cfg, e_.cfg_text, guarantee_bps, live_class, text, diff);
-  // Hosts and remote VMs first: the only part that can still be refused (room).
-  if (r.error.empty()) r.error = apply_remote(e_, diff, now, r.changes);
+  // Hosts and VMs first: the only part that can still be refused (room).
+  if (r.error.empty()) r.error = apply_vms(e_, diff, now, r.changes);
   if (!r.error.empty()) {
     UFAB_LOG(ERR, "reload rejected, nothing applied: %s", r.error.c_str());
     return r;

@@ -22,6 +22,7 @@ rte_ring* make_ring(const std::string& name, unsigned flags) {
 namespace {
 // Before anything refers into it: the entries reloads append never move it.
 edge::EdgeConfig& with_room(edge::EdgeConfig& c) {
+  c.vms.reserve(c.vms.size() + c.spare_local_vms);
   c.remote_vms.reserve(c.remote_vms.size() + c.spare_remote_vms);
   c.hosts.reserve(c.hosts.size() + c.spare_hosts);
   return c;
@@ -37,6 +38,8 @@ Edge::Edge(edge::EdgeConfig& c, std::string text, rte_mempool* pool, uint16_t n_
       cfg_rw_(c) {
   remote_vm_room = c.spare_remote_vms;
   host_room = c.spare_hosts;
+  local_vm_room = c.spare_local_vms;
+  layout.vm_owner.reserve(c.vms.size() + c.spare_local_vms);  // read by every lcore while a reload appends
   for (size_t w = 0; w < layout.workers(); ++w) {
     shards.push_back(std::make_unique<EdgeState>(cfg, pool, n_ports, layout, static_cast<uint16_t>(w)));
     next_pair_index += static_cast<uint32_t>(shards.back()->pairs.size());

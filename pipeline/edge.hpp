@@ -34,9 +34,9 @@ struct Command {
 class Edge {
  public:
   // cfg must outlive the Edge; cfg_text is the configuration file as loaded
-  // (reloads compare against it). The Edge reserves room in cfg.remote_vms
-  // and cfg.hosts for params.spare_remote_vms and spare_hosts more, which
-  // reloads append (remote_vms.hpp).
+  // (reloads compare against it). The Edge reserves room in cfg.remote_vms,
+  // cfg.hosts and cfg.vms for params.spare_remote_vms, spare_hosts and
+  // spare_local_vms more, which reloads append (remote_vms.hpp, local_vms.hpp).
   Edge(edge::EdgeConfig& cfg, std::string cfg_text, rte_mempool* pool, uint16_t n_ports, Layout layout);
   ~Edge();
   Edge(const Edge&) = delete;
@@ -59,11 +59,13 @@ class Edge {
 
   const edge::EdgeConfig& cfg;
   std::string cfg_text;
-  // The configuration as the control lcore changes it (remote VMs appended
-  // or marked removed, remote_vms.hpp); everyone else reads cfg.
+  // The configuration as the control lcore changes it (VMs and hosts
+  // appended or marked removed, remote_vms.hpp, local_vms.hpp); everyone
+  // else reads cfg.
   edge::EdgeConfig& live_cfg() { return cfg_rw_; }
   uint32_t remote_vm_room = 0;   // entries a reload may still append to cfg.remote_vms
   uint32_t host_room = 0;        // ... and to cfg.hosts
+  uint32_t local_vm_room = 0;    // ... and to cfg.vms (local_vms.hpp)
   uint32_t next_pair_index = 0;  // PairMeta::global of the next pair a reload makes
   Layout layout;
   // Each port's link (port_link.hpp); main() watches each port once it has

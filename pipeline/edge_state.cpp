@@ -81,12 +81,13 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       worker(w),
       pair_capacity(static_cast<uint32_t>(n_pairs + c.spare_pairs)),
       sched(sched_config(c, pair_capacity)),
+      vm_capacity(c.vms.size() + c.spare_local_vms),
       classify(unique("cls"), std::max<uint32_t>(pair_capacity, 1), sizeof(ClassifyKey), ClassifyKey::table_hash),
       // Sized by the start-up keys: pairs added later share it (a cache
       // never fills), and the data path's footprint stays as it was.
       classify_cache(c.classify_cache ? static_cast<uint32_t>(n_pairs + count_local_keys(c, l, w)) : 0),
-      local_vms(unique("vm"), static_cast<uint32_t>(c.vms.size()), sizeof(VmKey)),
-      vm_src(unique("src"), static_cast<uint32_t>(c.vms.size()), sizeof(ClassifyKey), ClassifyKey::table_hash),
+      local_vms(unique("vm"), static_cast<uint32_t>(vm_capacity), sizeof(VmKey)),
+      vm_src(unique("src"), static_cast<uint32_t>(vm_capacity), sizeof(ClassifyKey), ClassifyKey::table_hash),
       wire_pairs(unique("wp"), std::max<uint32_t>(pair_capacity, 1), sizeof(uint32_t)),
       host_by_ip(unique("host"), static_cast<uint32_t>(c.hosts.size() + c.spare_hosts), sizeof(uint32_t)),
       incoming_tbl(unique("in"), c.max_incoming, sizeof(IncomingKey)),
@@ -135,9 +136,12 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
   published_active.assign(cap, 0);
   in_flight.reserve(cap);
   in_flight_flag.assign(cap, 0);
-  vm_pairs.resize(c.vms.size());
-  vm_active = std::make_unique<std::atomic<uint32_t>[]>(c.vms.size());
-  vm_inputs_gen = std::make_unique<std::atomic<uint32_t>[]>(c.vms.size());
+  // Every per-VM array at its capacity too (local VMs a reload adds, local_vms.hpp).
+  vm_pairs.reserve(vm_capacity);
+  vm_active = std::make_unique<std::atomic<uint32_t>[]>(vm_capacity);
+  vm_inputs_gen = std::make_unique<std::atomic<uint32_t>[]>(vm_capacity);
+  vm_tokens = std::make_unique<std::atomic<double>[]>(vm_capacity);
+  in_requesting.assign(vm_capacity, 0);
   uint32_t global = 0;
   for (size_t v = 0; v < c.vms.size(); ++v) {
     const edge::VmCfg& l = c.vms[v];
@@ -145,10 +149,7 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
       throw std::runtime_error(c.file + ": vms[" + std::to_string(v) + "].port " + std::to_string(l.port) +
                                " does not exist (" + std::to_string(n_ports) + " DPDK ports)");
     if (std::find(vm_ports.begin(), vm_ports.end(), l.port) == vm_ports.end()) vm_ports.push_back(l.port);
-    const VmKey vk{l.vni, rte_cpu_to_be_32(l.ip)};
-    add_configured(local_vms, &vk, static_cast<uint32_t>(v), "local VM (VNI, IP)");
-    const ClassifyKey sk{l.port, l.vlan, rte_cpu_to_be_32(l.ip), 0, l.svlan};
-    add_configured(vm_src, &sk, static_cast<uint32_t>(v), "local VM (port, tags, IP)");
+    add_local_vm(static_cast<uint32_t>(v), c.tenant(l.vni)->tokens(c.params.unit_bw_Bps));
     for (size_t r = 0; r < c.remote_vms.size(); ++r) {
       if (c.remote_vms[r].vni != l.vni) continue;
       ++global;
@@ -156,12 +157,23 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
     }
   }
 
+  // VM-side ports no VM names yet (layout.cpp): polled for the VMs a reload adds.
+  for (uint16_t p = 0; p < n_ports; ++p)
+    if (!c.is_fabric_port(p) && std::find(vm_ports.begin(), vm_ports.end(), p) == vm_ports.end()) vm_ports.push_back(p);
+
   incoming.reserve(c.max_incoming);
   in_share = std::make_unique<IncomingShare[]>(c.max_incoming);
-  vm_tokens = std::make_unique<std::atomic<double>[]>(c.vms.size());
-  for (size_t v = 0; v < c.vms.size(); ++v)
-    vm_tokens[v].store(c.tenant(c.vms[v].vni)->tokens(c.params.unit_bw_Bps), std::memory_order_relaxed);
-  in_requesting.assign(c.vms.size(), 0);
+}
+
+void EdgeState::add_local_vm(uint32_t v, double tokens) {
+  const edge::VmCfg& l = cfg.vms[v];
+  const VmKey vk{l.vni, rte_cpu_to_be_32(l.ip)};
+  add_configured(local_vms, &vk, v, "local VM (VNI, IP)");
+  const ClassifyKey sk{l.port, l.vlan, rte_cpu_to_be_32(l.ip), 0, l.svlan};
+  add_configured(vm_src, &sk, v, "local VM (port, tags, IP)");
+  ip6.add_local_vm(l, v);
+  if (vm_pairs.size() <= v) vm_pairs.resize(v + 1);  // within the capacity reserved
+  vm_tokens[v].store(tokens, std::memory_order_relaxed);
 }
 
 void EdgeState::add_host(uint32_t index) {

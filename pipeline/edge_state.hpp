@@ -188,6 +188,20 @@ class EdgeState {
   void remove_host(uint32_t h);
   std::vector<uint16_t> vm_ports;  // distinct VM-side ports, in config order
 
+  // Local VMs: cfg.vms has room for params.spare_local_vms more (local_vms.hpp),
+  // and so has every per-VM array and table here.
+  size_t vm_capacity = 0;
+  // Local VM v (an index into cfg.vms) in the tables every worker has
+  // (decapsulation, dispatch, local switching, IPv6), with Alg. 1's tokens
+  // phi_alpha for its answers; its pairs are its owner's add_pair.
+  void add_local_vm(uint32_t v, double tokens);
+  // ... and out of them again (a reload removed it). On its owner, its pairs
+  // are removed (remove_pair; *pairs_removed counts them) and its
+  // receiver-side slots let go: out of incoming_tbl, requesting nothing, free
+  // for reuse. Returns the queued frames dropped. The caller clears the
+  // classification caches.
+  uint32_t remove_local_vm(uint32_t v, Nanos now, uint32_t* pairs_removed);
+
   HashTable classify;    // ClassifyKey -> pair (this shard's)
   ClassifyCache classify_cache;  // in front of classify (params.classify_cache)
   HashTable local_vms;   // VmKey -> local VM (decapsulation; every local VM)

@@ -87,9 +87,10 @@ Incoming* incoming_of(EdgeState& s, const wire::FrameView& v, const wire::Messag
     return &s.incoming[i];
   }
   why = Drop::unknown_vm;
-  const uint16_t dst_id = static_cast<uint16_t>(msg.pair_id & 0xffff);
-  for (size_t vm = 0; vm < s.cfg.vms.size(); ++vm) {
-    if (s.cfg.vms[vm].id != dst_id || s.cfg.vms[vm].vni != v.shim.vni) continue;
+  // The local VM with the destination id, of this tenant (a VM a reload
+  // removed has none: local_vms.hpp).
+  const int32_t vm = s.layout.local_vm_of(msg.pair_id & 0xffff);
+  if (vm >= 0 && s.cfg.vms[static_cast<size_t>(vm)].vni == v.shim.vni) {
     why = Drop::incoming_full;
     Incoming in;
     in.src_ip = v.outer.src_ip;
@@ -101,8 +102,10 @@ Incoming* incoming_of(EdgeState& s, const wire::FrameView& v, const wire::Messag
       const uint32_t i = reusable_incoming(s, now);
       if (i == EdgeState::kNoSlot) return nullptr;
       const Incoming& old = s.incoming[i];
+      // Its key, unless a removed local VM's slot let it go already (and a
+      // newer slot may hold it now: EdgeState::remove_local_vm).
       const IncomingKey old_key{old.src_ip, old.vni, old.wire_id};
-      s.incoming_tbl.remove(&old_key);
+      if (s.incoming_tbl.lookup(&old_key) == i) s.incoming_tbl.remove(&old_key);
       if (!s.incoming_tbl.add(&key, i)) return nullptr;  // not reached: a key just left
       s.incoming[i] = in;
       IncomingShare& sh = s.in_share[i];  // requested is 0 already

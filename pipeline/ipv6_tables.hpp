@@ -15,8 +15,8 @@
 //  - nd_targets: (VNI, address) -> remote VM with a MAC (the neighbour
 //               discovery proxy answers for it, nd.hpp).
 // Built from the configuration, like every table of EdgeState, with room
-// for the pairs and remote VMs a reload may add (edge.spare_pairs,
-// edge.spare_remote_vms; remote_vms.hpp).
+// for the pairs, remote and local VMs a reload may add (params.spare_pairs,
+// spare_remote_vms, spare_local_vms; remote_vms.hpp, local_vms.hpp).
 #pragma once
 
 #include <rte_hash_crc.h>
@@ -80,6 +80,10 @@ class Ipv6Tables {
 
   HashTable classify, local_vms, vm_src, vm_by_mac, nd_targets;
 
+  // Local VM l (config index v) in local_vms, vm_src and vm_by_mac when it
+  // has an IPv6 address; and out again (local_vms.hpp).
+  void add_local_vm(const edge::VmCfg& l, uint32_t v);
+  void remove_local_vm(const edge::VmCfg& l);
   // Adds the pair of local VM l to remote VM r (both with ip6) as `pair`.
   void add_pair(const edge::VmCfg& l, const edge::VmCfg& r, uint32_t pair);
   void remove_pair(const edge::VmCfg& l, const edge::VmCfg& r);

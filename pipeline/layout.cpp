@@ -112,8 +112,9 @@ Layout make_layout(const edge::EdgeConfig& cfg, uint16_t n_ports, const std::vec
     l.vm_owner.push_back(w);
     l.vm_by_id[cfg.vms[v].id] = static_cast<int32_t>(v);
   }
-  // RX lcores: a VM port to the owner of its first VM; each fabric port to the
-  // worker polling the fewest ports so far.
+  // RX lcores: a VM port to the owner of its first VM; each fabric port, then
+  // each VM-side port without a VM, to the worker polling the fewest ports so
+  // far.
   l.rx_worker.assign(n_ports, -1);
   l.rx_mode.assign(n_ports, RxMode::dispatch);
   l.rx_queues.assign(n_ports, 1);
@@ -126,12 +127,19 @@ Layout make_layout(const edge::EdgeConfig& cfg, uint16_t n_ports, const std::vec
       ++polls[l.vm_owner[v]];
     }
   }
-  for (const uint16_t fp : cfg.fabric_ports) {
-    if (fp >= n_ports) continue;
+  const auto fewest = [&] {
     const auto w = static_cast<size_t>(std::min_element(polls.begin(), polls.end()) - polls.begin());
-    l.rx_worker[fp] = static_cast<int>(w);
     ++polls[w];
-  }
+    return static_cast<int>(w);
+  };
+  for (const uint16_t fp : cfg.fabric_ports)
+    if (fp < n_ports) l.rx_worker[fp] = fewest();
+  // A VM-side port no VM names at start-up (one kept for a VM a reload adds,
+  // e.g. a vhost-user socket a VM connects to later: local_vms.hpp) is
+  // polled too, by the worker polling the fewest ports so far; until a VM
+  // is added its frames are unknown_pair.
+  for (uint16_t p = 0; p < n_ports; ++p)
+    if (l.rx_worker[p] < 0 && !cfg.is_fabric_port(p)) l.rx_worker[p] = fewest();
   return l;
 }
 

@@ -47,7 +47,7 @@ struct Layout {
   bool mixed = true;                    // control and worker 0 on the main lcore
   unsigned control_lcore = 0;
   std::vector<unsigned> worker_lcores;  // worker w runs on worker_lcores[w]
-  std::vector<uint16_t> vm_owner;       // local VM index -> worker
+  std::vector<uint16_t> vm_owner;       // local VM index -> worker (reserved for params.spare_local_vms more)
   std::vector<int32_t> vm_by_id;        // VM id (0..65535) -> local VM index, -1 when not local
   std::vector<int> rx_worker;           // DPDK port -> worker polling its RX queue 0 (-1: nobody); dispatch ports
   std::vector<RxMode> rx_mode;          // DPDK port -> how its RX queues are polled
@@ -60,9 +60,14 @@ struct Layout {
   bool polls(uint16_t port, uint16_t w) const {
     return rx_queues[port] > 1 ? w < rx_queues[port] : rx_worker[port] == static_cast<int>(w);
   }
+  // vm_by_id's entry for VM id `id`: the control lcore writes it (release)
+  // when a reload adds or removes a local VM (local_vms.hpp), after the
+  // VM's cfg.vms entry and vm_owner; any lcore reads it (acquire).
+  int32_t local_vm_of(uint32_t id) const { return __atomic_load_n(&vm_by_id[id], __ATOMIC_ACQUIRE); }
+  void set_local_vm(uint32_t id, int32_t v) { __atomic_store_n(&vm_by_id[id], v, __ATOMIC_RELEASE); }
   // Owner of a fabric frame with this wire pair id; `self` when no local VM is named.
   uint16_t owner_of_wire_pair(uint32_t wire_id, uint16_t self) const {
-    const int32_t hi = vm_by_id[wire_id >> 16], lo = vm_by_id[wire_id & 0xffff];
+    const int32_t hi = local_vm_of(wire_id >> 16), lo = local_vm_of(wire_id & 0xffff);
     if (hi >= 0) return vm_owner[static_cast<size_t>(hi)];
     if (lo >= 0) return vm_owner[static_cast<size_t>(lo)];
     return self;

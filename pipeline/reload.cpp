@@ -74,7 +74,58 @@ std::string remote_vm_fields(const edge::EdgeConfig& ra, const edge::VmCfg& a, c
   return out;
 }
 
+// What differs between two entries of one local VM ("" when nothing).
+std::string local_vm_fields(const edge::VmCfg& a, const edge::VmCfg& b) {
+  std::string out;
+  const auto note = [&](const char* field, const std::string& x, const std::string& y) {
+    if (x == y) return;
+    if (!out.empty()) out += ", ";
+    out += std::string(field) + " " + x + " -> " + y;
+  };
+  note("name", a.name, b.name);
+  note("tenant", std::to_string(a.vni), std::to_string(b.vni));
+  note("mac", edge::mac_text(a.mac), edge::mac_text(b.mac));
+  note("ip", edge::ip4_text(a.ip), edge::ip4_text(b.ip));
+  note("ip6", ip6_or_none(a.ip6), ip6_or_none(b.ip6));
+  note("port", std::to_string(a.port), std::to_string(b.port));
+  return out;
+}
+
 }  // namespace
+
+void diff_local(const edge::EdgeConfig& running, const edge::EdgeConfig& next, const std::vector<std::string>& vm_at,
+                ReloadDiff& d) {
+  std::unordered_map<uint16_t, size_t> in_next;
+  for (size_t i = 0; i < next.vms.size(); ++i) in_next[next.vms[i].id] = i;
+  std::set<uint16_t> running_ids;
+  for (size_t v = 0; v < running.vms.size(); ++v) {
+    const edge::VmCfg& a = running.vms[v];
+    if (a.removed) continue;
+    running_ids.insert(a.id);
+    VmChange ch;
+    ch.running = static_cast<uint32_t>(v);
+    const auto it = in_next.find(a.id);
+    if (it == in_next.end()) {
+      ch.kind = VmChange::Kind::removed;
+      ch.vm = a;
+      d.local_vms.push_back(std::move(ch));
+      continue;
+    }
+    ch.fields = local_vm_fields(a, next.vms[it->second]);
+    if (ch.fields.empty()) continue;
+    ch.kind = VmChange::Kind::changed;
+    ch.vm = next.vms[it->second];
+    ch.at = vm_at[it->second];
+    d.local_vms.push_back(std::move(ch));
+  }
+  for (size_t i = 0; i < next.vms.size(); ++i) {
+    if (running_ids.count(next.vms[i].id) != 0) continue;
+    VmChange ch;
+    ch.vm = next.vms[i];
+    ch.at = vm_at[i];
+    d.local_vms.push_back(std::move(ch));
+  }
+}
 
 std::string diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig& next,
                         const std::vector<std::string>& host_at, ReloadDiff& d) {
@@ -120,11 +171,11 @@ std::string diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig&
     const edge::VmCfg& a = running.remote_vms[r];
     if (a.removed) continue;
     running_ids.insert(a.id);
-    RemoteVmChange ch;
+    VmChange ch;
     ch.running = static_cast<uint32_t>(r);
     const auto it = vm_in_next.find(a.id);
     if (it == vm_in_next.end()) {
-      ch.kind = RemoteVmChange::Kind::removed;
+      ch.kind = VmChange::Kind::removed;
       ch.vm = a;
       d.vms.push_back(std::move(ch));
       continue;
@@ -132,14 +183,14 @@ std::string diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig&
     const edge::VmCfg& b = next.remote_vms[it->second];
     ch.fields = remote_vm_fields(running, a, next, b);
     if (ch.fields.empty()) continue;
-    ch.kind = RemoteVmChange::Kind::changed;
+    ch.kind = VmChange::Kind::changed;
     ch.vm = with_live_host(b);
     d.vms.push_back(std::move(ch));
   }
   for (const edge::VmCfg& b : next.remote_vms) {
     if (running_ids.count(b.id) != 0) continue;
-    RemoteVmChange ch;
-    ch.kind = RemoteVmChange::Kind::added;
+    VmChange ch;
+    ch.kind = VmChange::Kind::added;
     ch.vm = with_live_host(b);
     d.vms.push_back(std::move(ch));
   }
@@ -166,7 +217,7 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
   for (const auto& kv : a) keys.insert(kv.first.Scalar());
   for (const auto& kv : b) keys.insert(kv.first.Scalar());
   for (const std::string& k : keys) {
-    if (k == "tenants" || k == "hosts" || k == "remote_vms") continue;  // compared below
+    if (k == "tenants" || k == "hosts" || k == "remote_vms" || k == "vms") continue;  // compared below
     if (canon(a[k]) != canon(b[k])) return where(cfg.file, b[k]) + ": " + k + ": " + kRestart;
   }
   const YAML::Node ta = a["tenants"], tb = b["tenants"];
@@ -188,8 +239,10 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
     if (n.guarantee_bps != live_bps[t] || cls != live_class[t])
       d.tenants.push_back(TenantChange{n.vni, live_bps[t], n.guarantee_bps, live_class[t], cls});
   }
-  std::vector<std::string> host_at;
+  std::vector<std::string> host_at, vm_at;
   for (size_t i = 0; i < next.hosts.size(); ++i) host_at.push_back(where(cfg.file, b["hosts"][i]));
+  for (size_t i = 0; i < next.vms.size(); ++i) vm_at.push_back(where(cfg.file, b["vms"][i]) + ": vms[" + std::to_string(i) + "]");
+  diff_local(cfg, next, vm_at, d);
   return diff_remote(cfg, next, host_at, d);
 }
 

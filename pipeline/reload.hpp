@@ -4,10 +4,11 @@
 // without a restart: a tenant's guarantee_gbps (Alg. 1's phi_alpha) and its
 // weight_class (a class, or auto: from the guarantee, against the unit the
 // edge started with), with queued packets kept; the remote VMs, added,
-// removed or changed, and the hosts, added or removed (remote_vms.hpp).
-// Anything else (ports, local VMs, a host's address or paths, parameters,
-// tenants added or removed) is rejected naming the first field that
-// differs, and nothing is applied.
+// removed or changed, and the hosts, added or removed (remote_vms.hpp); the
+// local VMs, added, removed or changed, on the edge's VM-side ports
+// (local_vms.hpp). Anything else (ports, a host's address or paths,
+// parameters, tenants added or removed) is rejected naming the first field
+// that differs, and nothing is applied.
 #pragma once
 
 #include <cstdint>
@@ -35,24 +36,28 @@ struct HostChange {
   edge::HostCfg host;    // added: the file's entry
 };
 
-// A remote VM the file adds, removes or changes, matched by its VM id (the
-// wire's name for it): changed when any of its fields differs (name,
-// tenant, MAC, addresses, host: a VM that moved to another host).
-struct RemoteVmChange {
+// A VM the file adds, removes or changes, matched by its VM id (the wire's
+// name for it): changed when any of its fields differs. A remote VM's:
+// name, tenant, MAC, addresses, host (a VM that moved to another host); a
+// local VM's: name, tenant, MAC, addresses, port.
+struct VmChange {
   enum class Kind : uint8_t { added, removed, changed };
   Kind kind = Kind::added;
-  uint32_t running = 0;  // removed, changed: its index in the running cfg.remote_vms
-  // added, changed: the file's entry, its host an index into the running
-  // cfg.hosts once the hosts added are appended (in HostChange order).
+  uint32_t running = 0;  // removed, changed: its index in the running cfg.remote_vms (cfg.vms)
+  // added, changed: the file's entry; a remote VM's host an index into the
+  // running cfg.hosts once the hosts added are appended (in HostChange order).
   edge::VmCfg vm;
   std::string fields;    // changed: what differs, e.g. "host hB -> hC, ip 192.168.1.1 -> 192.168.1.9"
+  std::string at;        // local VMs added, changed: where the file has it ("file:line:col: vms[i]"), for an error
 };
 
 // What a reload changes.
 struct ReloadDiff {
   std::vector<TenantChange> tenants;
   std::vector<HostChange> hosts;  // removals in the running order, then additions in the file's
-  std::vector<RemoteVmChange> vms;
+  std::vector<VmChange> vms;        // remote VMs
+  std::vector<VmChange> local_vms;  // local VMs (local_vms.hpp)
+  bool empty() const { return tenants.empty() && hosts.empty() && vms.empty() && local_vms.empty(); }
 };
 
 // The running configuration's hosts and remote VMs (those not removed)
@@ -62,6 +67,13 @@ struct ReloadDiff {
 // file's hosts[i] is ("file:line:col"), for the error.
 std::string diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig& next,
                         const std::vector<std::string>& host_at, ReloadDiff& d);
+
+// The running configuration's local VMs (those not removed) against the
+// file's, by id: removals and changes in the running order, then additions
+// in the file's order. vm_at[i]: where the file's vms[i] is
+// ("file:line:col: vms[i]").
+void diff_local(const edge::EdgeConfig& running, const edge::EdgeConfig& next, const std::vector<std::string>& vm_at,
+                ReloadDiff& d);
 
 // Reads cfg.file again. live_bps, live_class: the guarantees and weight
 // classes in force (by tenant index; kFromGuarantee for auto). Returns ""

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "pipeline/edge.hpp"
+#include "pipeline/local_vms.hpp"
 #include "pipeline/log.hpp"
 
 namespace ufab::pipeline {
@@ -79,26 +80,30 @@ void EdgeState::remove_targets(uint32_t r) {
 
 // ---- the control lcore's part ----
 
-namespace {
+void make_pairs(Edge& e, EdgeState& s, const std::vector<NewPair>& made, std::vector<uint32_t>& slot_of) {
+  for (size_t i = 0; i < made.size(); ++i) {
+    const NewPair& np = made[i];
+    if (e.layout.vm_owner[np.v] != s.worker) continue;
+    const uint32_t p = s.add_pair(np.v, np.r, np.global);
+    slot_of[i] = p;
+    if (p == EdgeState::kNoSlot) continue;
+    // A path drained now is drained for the new pair too (set_drained).
+    const std::vector<bool>& drained = e.control.drained[s.meta[p].host];
+    for (size_t k = 0; k < drained.size(); ++k)
+      if (drained[k]) s.pairs[p].set_path_drained(k, true);
+  }
+}
 
-// A pair to make: local VM v, remote VM entry r, overall index.
-struct NewPair {
-  size_t v, r;
-  uint32_t global;
-};
-
-}  // namespace
-
-std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::string>& out) {
-  using Kind = RemoteVmChange::Kind;
-  const std::vector<RemoteVmChange>& changes = d.vms;
-  if (changes.empty() && d.hosts.empty()) return "";
+std::string apply_vms(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::string>& out) {
+  using Kind = VmChange::Kind;
+  const std::vector<VmChange>& changes = d.vms;
+  if (changes.empty() && d.hosts.empty() && d.local_vms.empty()) return "";
   edge::EdgeConfig& c = e.live_cfg();
   const char* kNothing = "; nothing applied";
-  for (size_t p = 0; p < e.layout.rx_mode.size() && !changes.empty(); ++p)
+  for (size_t p = 0; p < e.layout.rx_mode.size() && !(changes.empty() && d.local_vms.empty()); ++p)
     if (e.shards[0]->offload.marks(static_cast<uint16_t>(p)))
-      return c.file + ": remote_vms: changed, needs a restart while port " + std::to_string(p) +
-             " classifies by rte_flow MARK rules (they name pair slots)" + kNothing;
+      return c.file + ": " + (changes.empty() ? "vms" : "remote_vms") + ": changed, needs a restart while port " +
+             std::to_string(p) + " classifies by rte_flow MARK rules (they name pair slots)" + kNothing;
   size_t hosts_added = 0;
   for (const HostChange& h : d.hosts) hosts_added += h.added;
   if (hosts_added > e.host_room)
@@ -106,27 +111,34 @@ std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<st
            std::to_string(e.host_room) + " more (params.spare_hosts: " + std::to_string(c.spare_hosts) +
            " over the edge's life; raise it and restart)" + kNothing;
   // The room: entries to append, and each worker's slots for the pairs of
-  // the VMs added (a removed pair's slot frees only once its finish is done).
+  // the VMs added (a removed pair's slot frees only once its finish is done):
+  // a remote VM's with each local VM of its tenant that stays, a local VM's
+  // (local_vms.cpp) with each remote VM of its tenant after this reload.
+  const std::vector<uint8_t> leaving = leaving_local(c, d);
   size_t entries = 0;
   std::vector<size_t> need(e.shards.size(), 0);
-  for (const RemoteVmChange& ch : changes) {
+  for (const VmChange& ch : changes) {
     if (ch.kind == Kind::removed) continue;
     ++entries;
-    for (size_t v = 0; v < c.vms.size(); ++v) need[e.layout.vm_owner[v]] += c.vms[v].vni == ch.vm.vni;
+    for (size_t v = 0; v < c.vms.size(); ++v)
+      if (!c.vms[v].removed && !leaving[v]) need[e.layout.vm_owner[v]] += c.vms[v].vni == ch.vm.vni;
   }
   if (entries > e.remote_vm_room)
     return c.file + ": remote_vms: " + std::to_string(entries) + " VM(s) to add, room for " +
            std::to_string(e.remote_vm_room) + " more (params.spare_remote_vms: " + std::to_string(c.spare_remote_vms) +
            " over the edge's life; raise it and restart)" + kNothing;
-  std::vector<size_t> room(e.shards.size(), 0);
+  std::vector<size_t> room(e.shards.size(), 0), live(e.shards.size(), 0);
   e.on_workers([&](EdgeState& s) {
     s.reclaim();
     room[s.worker] = s.spare_slots();
+    live[s.worker] = s.live_pairs();
   });
+  LocalPlan plan;
+  if (std::string err = plan_local(e, d, live, need, plan); !err.empty()) return err + kNothing;
   for (size_t w = 0; w < e.shards.size(); ++w)
     if (need[w] > room[w])
-      return c.file + ": remote_vms: worker " + std::to_string(w) + " needs " + std::to_string(need[w]) +
-             " VM-pair slot(s), has " + std::to_string(room[w]) + " (params.spare_pairs: " +
+      return c.file + ": " + (changes.empty() ? "vms" : "remote_vms") + ": worker " + std::to_string(w) + " needs " +
+             std::to_string(need[w]) + " VM-pair slot(s), has " + std::to_string(room[w]) + " (params.spare_pairs: " +
              std::to_string(c.spare_pairs) + " per worker; a removed pair's slot frees once its finish is done)" +
              kNothing;
 
@@ -152,7 +164,7 @@ std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<st
   // Removals first (a changed VM's new keys may be its old ones), in one
   // command per worker, as the additions after them.
   std::vector<uint8_t> gone(c.remote_vms.size(), 0);
-  for (const RemoteVmChange& ch : changes)
+  for (const VmChange& ch : changes)
     if (ch.kind != Kind::added) gone[ch.running] = 1;
   std::vector<size_t> removed(c.remote_vms.size(), 0), dropped(c.remote_vms.size(), 0);
   if (std::find(gone.begin(), gone.end(), 1) != gone.end())
@@ -170,7 +182,7 @@ std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<st
       s.classify_cache.clear();
       s.classify6_cache.clear();
     });
-  for (const RemoteVmChange& ch : changes) {
+  for (const VmChange& ch : changes) {
     if (ch.kind == Kind::added) continue;
     const uint32_t r = ch.running;
     c.remote_vms[r].removed = true;
@@ -183,13 +195,14 @@ std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<st
                     c.remote_vms[r].name.c_str(), ch.fields.c_str(), removed[r], dropped[r]);
     out.emplace_back(buf);
   }
+  remove_local(e, d, now, out);  // local VMs leaving: their pairs, their tables
   // Then additions (and the changed VMs' new entries), appended, each with
   // its pairs in config order (a VM's pairs over the local VMs of its
   // tenant, the next indices).
   const auto first = static_cast<uint32_t>(c.remote_vms.size());
   std::vector<NewPair> made;
   std::vector<bool> again;  // by entry from `first`: a changed VM's new entry
-  for (const RemoteVmChange& ch : changes) {
+  for (const VmChange& ch : changes) {
     if (ch.kind == Kind::removed) continue;
     again.push_back(ch.kind == Kind::changed);
     const auto r = static_cast<uint32_t>(c.remote_vms.size());
@@ -198,30 +211,25 @@ std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<st
     c.remote_vms.push_back(std::move(vm));  // within the capacity reserved at start-up: nothing moves
     --e.remote_vm_room;
     for (size_t v = 0; v < c.vms.size(); ++v)
-      if (c.vms[v].vni == c.remote_vms[r].vni) made.push_back({v, r, e.next_pair_index++});
+      if (!c.vms[v].removed && c.vms[v].vni == c.remote_vms[r].vni) made.push_back({v, r, e.next_pair_index++});
   }
   const auto end = static_cast<uint32_t>(c.remote_vms.size());
-  std::vector<size_t> added(end, 0), wanted(end, 0);
-  for (const NewPair& np : made) ++wanted[np.r];
+  std::vector<uint32_t> slot_of(made.size(), EdgeState::kNoSlot);
   std::string failed;
   if (first != end)
     e.on_workers([&](EdgeState& s) {
       try {
         for (uint32_t r = first; r < end; ++r) s.add_targets(r);
-        for (const NewPair& np : made) {
-          if (e.layout.vm_owner[np.v] != s.worker) continue;
-          const uint32_t p = s.add_pair(np.v, np.r, np.global);
-          if (p == EdgeState::kNoSlot) continue;
-          ++added[np.r];
-          // A path drained now is drained for the new pair too (set_drained).
-          const std::vector<bool>& drained = e.control.drained[s.meta[p].host];
-          for (size_t k = 0; k < drained.size(); ++k)
-            if (drained[k]) s.pairs[p].set_path_drained(k, true);
-        }
+        make_pairs(e, s, made, slot_of);
       } catch (const std::exception& x) {  // not reached: the file's checks and the room's
         failed = x.what();
       }
     });
+  std::vector<size_t> added(end, 0), wanted(end, 0);
+  for (size_t i = 0; i < made.size(); ++i) {
+    ++wanted[made[i].r];
+    added[made[i].r] += slot_of[i] != EdgeState::kNoSlot;
+  }
   for (uint32_t r = first; r < end; ++r) {
     const edge::VmCfg& vm = c.remote_vms[r];
     std::string line = "remote VM " + vm.name + (again[r - first] ? " re-added" : " added") + " (host " + c.hosts[vm.host].name +
@@ -230,9 +238,10 @@ std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<st
     if (!failed.empty()) line += " (" + failed + ")";
     out.push_back(line);
   }
+  add_local(e, d, plan, out);  // local VMs added: with every remote VM of their tenant, those just added too
   // Alg. 1's per-VM scratch, sized as at start-up, so its rounds do not allocate.
   e.control.reserve_tokens();
-  UFAB_LOG(NOTICE, "hosts and remote VMs: %zu change(s) applied", d.hosts.size() + changes.size());
+  UFAB_LOG(NOTICE, "hosts and VMs: %zu change(s) applied", d.hosts.size() + changes.size() + d.local_vms.size());
   return "";
 }
 

@@ -28,9 +28,10 @@
 // rules, which name pair slots (flow_offload.hpp): that needs a restart.
 // Each worker's part runs as a command between two of its bursts
 // (Edge::on_worker), so the data path takes no lock and a worker's tables
-// change only on its own lcore.
+// change only on its own lcore. Local VMs: local_vms.hpp.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -40,9 +41,25 @@
 namespace ufab::pipeline {
 
 class Edge;
+class EdgeState;
 
-// Applies d.hosts and d.vms (diff_remote) to the running edge; `out` gets
-// one line per change. Returns "" or why nothing was applied.
-std::string apply_remote(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::string>& out);
+// Applies d.hosts, d.vms (diff_remote) and d.local_vms (diff_local,
+// local_vms.hpp) to the running edge, all or nothing: the room is checked
+// first; then hosts, remote VMs leaving, local VMs leaving, remote VMs
+// added, local VMs added (paired with every remote VM of their tenant,
+// those just added too). `out` gets one line per change. Returns "" or why
+// nothing was applied.
+std::string apply_vms(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::string>& out);
+
+// A pair a reload makes: local VM v, remote VM entry r (config indices),
+// overall index `global`.
+struct NewPair {
+  size_t v, r;
+  uint32_t global;
+};
+// Worker s's part of `made` (the pairs of the local VMs it owns), each with
+// its host's paths drained as they are now; slot_of[i]: the slot of
+// made[i], or EdgeState::kNoSlot (not s's, or no slot left).
+void make_pairs(Edge& e, EdgeState& s, const std::vector<NewPair>& made, std::vector<uint32_t>& slot_of);
 
 }  // namespace ufab::pipeline

@@ -289,6 +289,7 @@ void fill_workers(Edge& e, rte_tel_data* d) {
   // What reloads may still add (pipeline/remote_vms.hpp): remote VM and host
   // entries over the edge's life, and each worker's pair slots (spare_pairs).
   rte_tel_data_add_dict_u64(d, "remote_vm_room", e.remote_vm_room);
+  rte_tel_data_add_dict_u64(d, "local_vm_room", e.local_vm_room);
   rte_tel_data_add_dict_u64(d, "host_room", e.host_room);
   // How each port's RX queues are polled (layout.hpp RxMode): "rx_port<P>": "<mode> queues=<Q>".
   for (size_t p = 0; p < e.layout.rx_mode.size(); ++p) {

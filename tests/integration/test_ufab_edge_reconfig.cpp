@@ -7,8 +7,9 @@
 //    wraps to 100 (2^32 + 100, or a negative number);
 //  - SIGHUP after the file's guarantee became 3: "reload ok" and 3 in
 //    /ufab/tenants;
-//  - /ufab/reload with an added VM, a key only the new file has, or an
-//    invalid value: refused naming file:line and the field, nothing applied;
+//  - /ufab/reload with a VM on a port the edge does not have, a key only
+//    the new file has, or an invalid value: refused naming file:line and
+//    the field, nothing applied;
 //  - weight classes (§4.1): /ufab/tenant_class,100,4 then auto (3 Gb/s:
 //    class 2), tenant_set 8 moves an auto class to 3, bad classes refused,
 //    reload and SIGHUP set a class or auto; /ufab/tenants shows each class
@@ -20,7 +21,9 @@
 // b2 (pair index 1 in /ufab/pairs, 2 pairs in /ufab/tenants); /ufab/reload
 // removes b1, whose 10 queued frames are dropped as pair_removed (queued 0,
 // dropped 10, conservation holds; /ufab/pair,0 is gone); a reload needing
-// 257 pair slots with 256 spare is refused. SIGTERM then exits 0.
+// 257 pair slots with 256 spare is refused. Local VMs (local_vms.hpp):
+// SIGHUP adds a2 on port 0 (its pair to b2 is index 2; local_vm_room 63),
+// /ufab/reload removes it. SIGTERM then exits 0.
 // Algorithm 1 follows each guarantee: a1 -> b1 is a1's one active pair and
 // sends nothing (demand 0 < phi_alpha / 1), so line 7 assigns it the fair
 // share phi_alpha: assigned_token 2, then 5 after tenant_set, then 3 after
@@ -163,10 +166,10 @@ int main(int argc, char** argv) {
   assigned("3", "SIGHUP");
 
   // Refused reloads: nothing applied.
-  write_text(file, config("4", "1", "  - {name: a2, id: 3, tenant: 100, mac: \"02:00:00:00:0a:03\", ip: 192.168.0.3, port: 0}\n"));
+  write_text(file, config("4", "1", "  - {name: a2, id: 3, tenant: 100, mac: \"02:00:00:00:0a:03\", ip: 192.168.0.3, port: 5}\n"));
   r = ask("/ufab/reload");
-  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "edge.yaml:") && has(r, ": vms: changed") && has(r, "nothing applied"),
-              "reload with a new VM: %s", r.c_str());
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "edge.yaml:14:5: vms[1].port 5 does not exist (2 DPDK ports); nothing applied"),
+              "reload with a new VM on a port the edge does not have: %s", r.c_str());
   {
     // A key only the new text has (it threw out of the control lcore before).
     std::string added = config("4", "1", "");
@@ -273,7 +276,7 @@ int main(int argc, char** argv) {
               "pairs with b2: %s", r.c_str());
   ITEST_CHECK(has(ask("/ufab/tenants"), "\"pairs\":2,"), "tenant 100 has 2 pairs");
   r = ask("/ufab/workers");
-  ITEST_CHECK(has(r, "\"remote_vm_room\":1023,\"host_room\":64,") && has(r, "\"pairs\":2,\"spare_pairs\":255,"),
+  ITEST_CHECK(has(r, "\"remote_vm_room\":1023,\"local_vm_room\":64,\"host_room\":64,") && has(r, "\"pairs\":2,\"spare_pairs\":255,"),
               "room after b2: %s", r.c_str());
   balanced("b2 added");
   write_text(file, config("3", "1", "", "  - {name: b2, id: 4, tenant: 100, ip: 192.168.0.4, host: hB}\n"));
@@ -305,6 +308,24 @@ int main(int argc, char** argv) {
   ITEST_CHECK(has(r, "\"ok\":0") && has(r, "remote_vms: worker 0 needs 257 VM-pair slot(s), has 256 (params.spare_pairs: 256"),
               "reload past spare_pairs: %s", r.c_str());
 
+  // Local VMs (pipeline/local_vms.hpp): a2 added on port 0 by SIGHUP, with
+  // its pair to b2 (index 2), then removed by /ufab/reload.
+  write_text(file, config("3", "1", "  - {name: a2, id: 3, tenant: 100, mac: \"02:00:00:00:0a:03\", ip: 192.168.0.3, port: 0}\n",
+                          "  - {name: b2, id: 4, tenant: 100, ip: 192.168.0.4, host: hB}\n"));
+  kill(pid, SIGHUP);
+  ITEST_CHECK(wait_for_text(dir + "/out", "ufab-edge reload ok [local VM a2 added (port 0, worker 0): 1 pair(s)]", 10),
+              "SIGHUP adding a2");
+  r = ask("/ufab/pairs");
+  ITEST_CHECK(has(r, "\"pair_0x00030004\":{\"index\":2,\"worker\":0,\"local\":\"a2\",\"remote\":\"b2\""),
+              "pairs with a2: %s", r.c_str());
+  r = ask("/ufab/workers");
+  ITEST_CHECK(has(r, "\"local_vm_room\":63,") && has(r, "\"pairs\":2,"), "room after a2: %s", r.c_str());
+  write_text(file, config("3", "1", "", "  - {name: b2, id: 4, tenant: 100, ip: 192.168.0.4, host: hB}\n"));
+  r = ask("/ufab/reload");
+  ITEST_CHECK(has(r, "\"ok\":1") && has(r, "\"changes\":[\"local VM a2 removed: 1 pair(s), 0 queued frame(s) dropped\"]"),
+              "reload removing a2: %s", r.c_str());
+  ITEST_CHECK(!has(ask("/ufab/pairs"), "pair_0x00030004"), "a2's pair is gone");
+
   kill(pid, SIGTERM);
   const RunResult rr = wait_with_deadline(pid, 20);
   remove_dpdk_runtime(prefix);
@@ -319,8 +340,8 @@ int main(int argc, char** argv) {
 
   if (ufab::itest::g_failures == 0) {
     std::filesystem::remove_all(dir);
-    std::printf("PASS: tenant_set, tenant_class, SIGHUP and telemetry reloads, refused reloads, path drain, remote VMs "
-                "added and removed; every frame counted\n");
+    std::printf("PASS: tenant_set, tenant_class, SIGHUP and telemetry reloads, refused reloads, path drain, remote and "
+                "local VMs added and removed; every frame counted\n");
     return 0;
   }
   std::printf("%d checks failed; files kept in %s\n", ufab::itest::g_failures, dir.c_str());

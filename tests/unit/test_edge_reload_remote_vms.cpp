@@ -22,8 +22,8 @@ namespace {
 
 using ufab::edge::EdgeConfig;
 using ufab::edge::parse_config;
-using ufab::pipeline::RemoteVmChange;
-using Kind = RemoteVmChange::Kind;
+using ufab::pipeline::VmChange;
+using Kind = VmChange::Kind;
 
 const std::string kHB = "  - {name: hB, ip: 10.0.0.2, mac: \"02:00:00:00:00:02\", base_rtt_us: 20, paths: [[1]]}\n";
 const std::string kHC = "  - {name: hC, ip: 10.0.0.3, mac: \"02:00:00:00:00:03\", base_rtt_us: 20, paths: [[2]]}\n";
@@ -48,7 +48,7 @@ const std::string kC1 = "  - {name: c1, id: 21, tenant: 200, ip: 192.168.2.1, ip
 struct Diff {
   std::string error;
   std::vector<ufab::pipeline::HostChange> hosts;
-  std::vector<RemoteVmChange> vms;
+  std::vector<VmChange> vms;
 };
 
 // diff_config of the running text (with `removed` remote VMs and

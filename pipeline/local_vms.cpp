@@ -1,0 +1,190 @@
+#include "pipeline/local_vms.hpp"
+
+#include <rte_byteorder.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "pipeline/edge.hpp"
+#include "pipeline/remote_vms.hpp"
+
+namespace ufab::pipeline {
+
+// ---- a worker's part (on its own lcore) ----
+
+uint32_t EdgeState::remove_local_vm(uint32_t v, Nanos now, uint32_t* pairs_removed) {
+  const edge::VmCfg& l = cfg.vms[v];
+  const VmKey vk{l.vni, rte_cpu_to_be_32(l.ip)};
+  local_vms.remove(&vk);
+  const ClassifyKey sk{l.port, l.vlan, rte_cpu_to_be_32(l.ip), 0, l.svlan};
+  vm_src.remove(&sk);
+  ip6.remove_local_vm(l);
+  *pairs_removed = 0;
+  uint32_t dropped = 0;
+  while (!vm_pairs[v].empty()) {  // remove_pair takes each out of the list
+    dropped += remove_pair(vm_pairs[v].back(), now);
+    ++*pairs_removed;
+  }
+  // Its receiver-side slots: out of the table (its probes are unknown_vm
+  // now), requesting nothing (admission skips them) and silent since long
+  // ago, so the next slot search may take them (fabric_rx.cpp).
+  bool changed = false;
+  for (uint32_t i = 0; i < incoming.size(); ++i) {
+    Incoming& in = incoming[i];
+    if (in.local_vm != v) continue;
+    const IncomingKey key{in.src_ip, in.vni, in.wire_id};
+    if (incoming_tbl.lookup(&key) == i) incoming_tbl.remove(&key);
+    in_share[i].requested.store(0, std::memory_order_relaxed);
+    in.last_seen = 0;
+    changed = true;
+  }
+  in_requesting[v] = 0;
+  if (changed) bump(incoming_gen);
+  return dropped;
+}
+
+// ---- the control lcore's part ----
+
+std::vector<uint8_t> leaving_local(const edge::EdgeConfig& c, const ReloadDiff& d) {
+  std::vector<uint8_t> out(c.vms.size(), 0);
+  for (const VmChange& ch : d.local_vms)
+    if (ch.kind != VmChange::Kind::added) out[ch.running] = 1;
+  return out;
+}
+
+namespace {
+
+// Remote VMs of tenant vni once d is applied.
+size_t remote_after(const edge::EdgeConfig& c, const ReloadDiff& d, uint32_t vni) {
+  size_t n = 0;
+  for (const edge::VmCfg& r : c.remote_vms) n += !r.removed && r.vni == vni;
+  for (const VmChange& ch : d.vms) {
+    if (ch.kind != VmChange::Kind::added) n -= c.remote_vms[ch.running].vni == vni;
+    if (ch.kind != VmChange::Kind::removed) n += ch.vm.vni == vni;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string plan_local(const Edge& e, const ReloadDiff& d, const std::vector<size_t>& live, std::vector<size_t>& need,
+                       LocalPlan& plan) {
+  const edge::EdgeConfig& c = e.cfg;
+  const auto n_ports = e.layout.rx_mode.size();
+  size_t entries = 0;
+  for (const VmChange& ch : d.local_vms) {
+    if (ch.kind == VmChange::Kind::removed) continue;
+    ++entries;
+    if (ch.vm.port >= n_ports)
+      return ch.at + ".port " + std::to_string(ch.vm.port) + " does not exist (" +
+             std::to_string(n_ports) + " DPDK ports)";
+  }
+  if (entries > e.local_vm_room)
+    return c.file + ": vms: " + std::to_string(entries) + " local VM(s) to add, room for " +
+           std::to_string(e.local_vm_room) + " more (params.spare_local_vms: " + std::to_string(c.spare_local_vms) +
+           " over the edge's life; raise it and restart)";
+  // Each new VM to the worker with the fewest pairs once this reload is
+  // done (ties to the lower worker), as the layout placed the VMs at
+  // start-up; a changed VM stays on its worker.
+  std::vector<size_t> load(live.size());
+  for (size_t w = 0; w < load.size(); ++w) load[w] = live[w] + need[w];
+  for (const VmChange& ch : d.local_vms) {
+    if (ch.kind == VmChange::Kind::removed) continue;
+    const auto w = ch.kind == VmChange::Kind::changed
+                       ? e.layout.vm_owner[ch.running]
+                       : static_cast<uint16_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    const size_t pairs = remote_after(c, d, ch.vm.vni);
+    load[w] += std::max<size_t>(pairs, 1);
+    need[w] += pairs;
+    plan.owner.push_back(w);
+  }
+  return "";
+}
+
+void remove_local(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::string>& out) {
+  edge::EdgeConfig& c = e.live_cfg();
+  const std::vector<uint8_t> gone = leaving_local(c, d);
+  if (std::find(gone.begin(), gone.end(), 1) == gone.end()) return;
+  // Its id first: from here no fabric frame is dispatched to it or finds it
+  // (a burst a worker is in the middle of has its answer already).
+  for (uint32_t v = 0; v < gone.size(); ++v)
+    if (gone[v]) e.layout.set_local_vm(c.vms[v].id, -1);
+  std::vector<uint32_t> removed(c.vms.size(), 0), dropped(c.vms.size(), 0);
+  e.on_workers([&](EdgeState& s) {
+    for (uint32_t v = 0; v < gone.size(); ++v) {
+      if (!gone[v]) continue;
+      uint32_t n = 0;
+      dropped[v] += s.remove_local_vm(v, now, &n);
+      removed[v] += n;
+    }
+    // A cached key may name a removed pair's slot or the VM itself (local
+    // switching): the caches start over.
+    s.classify_cache.clear();
+    s.classify6_cache.clear();
+  });
+  for (const VmChange& ch : d.local_vms) {
+    if (ch.kind == VmChange::Kind::added) continue;
+    const uint32_t v = ch.running;
+    c.vms[v].removed = true;
+    char buf[240];
+    if (ch.kind == VmChange::Kind::removed)
+      std::snprintf(buf, sizeof buf, "local VM %s removed: %u pair(s), %u queued frame(s) dropped", c.vms[v].name.c_str(),
+                    removed[v], dropped[v]);
+    else
+      std::snprintf(buf, sizeof buf, "local VM %s changed (%s): %u pair(s) removed, %u queued frame(s) dropped",
+                    c.vms[v].name.c_str(), ch.fields.c_str(), removed[v], dropped[v]);
+    out.emplace_back(buf);
+  }
+}
+
+void add_local(Edge& e, const ReloadDiff& d, const LocalPlan& plan, std::vector<std::string>& out) {
+  edge::EdgeConfig& c = e.live_cfg();
+  const auto first = static_cast<uint32_t>(c.vms.size());
+  std::vector<NewPair> made;
+  std::vector<double> tokens;
+  std::vector<bool> again;
+  size_t k = 0;
+  for (const VmChange& ch : d.local_vms) {
+    if (ch.kind == VmChange::Kind::removed) continue;
+    const auto v = static_cast<uint32_t>(c.vms.size());
+    edge::VmCfg vm = ch.vm;
+    vm.removed = false;
+    c.vms.push_back(std::move(vm));  // within the capacity reserved at start-up: nothing moves
+    e.layout.vm_owner.push_back(plan.owner[k++]);  // likewise
+    --e.local_vm_room;
+    again.push_back(ch.kind == VmChange::Kind::changed);
+    tokens.push_back(e.control.add_vm(v));
+    for (size_t r = 0; r < c.remote_vms.size(); ++r)
+      if (!c.remote_vms[r].removed && c.remote_vms[r].vni == c.vms[v].vni) made.push_back({v, r, e.next_pair_index++});
+  }
+  const auto end = static_cast<uint32_t>(c.vms.size());
+  if (first == end) return;
+  std::vector<uint32_t> slot_of(made.size(), EdgeState::kNoSlot);
+  std::string failed;
+  e.on_workers([&](EdgeState& s) {
+    try {
+      for (uint32_t v = first; v < end; ++v) s.add_local_vm(v, tokens[v - first]);
+      make_pairs(e, s, made, slot_of);
+    } catch (const std::exception& x) {  // not reached: the file's checks and the room's
+      failed = x.what();
+    }
+  });
+  // Now its id names it: fabric frames for it go to its owner.
+  for (uint32_t v = first; v < end; ++v) e.layout.set_local_vm(c.vms[v].id, static_cast<int32_t>(v));
+  std::vector<size_t> added(end - first, 0), wanted(end - first, 0);
+  for (size_t i = 0; i < made.size(); ++i) {
+    ++wanted[made[i].v - first];
+    added[made[i].v - first] += slot_of[i] != EdgeState::kNoSlot;
+  }
+  for (uint32_t v = first; v < end; ++v) {
+    const edge::VmCfg& vm = c.vms[v];
+    std::string line = "local VM " + vm.name + (again[v - first] ? " re-added" : " added") + " (port " +
+                       std::to_string(vm.port) + ", worker " + std::to_string(e.layout.vm_owner[v]) +
+                       "): " + std::to_string(added[v - first]) + " pair(s)";
+    if (added[v - first] != wanted[v - first]) line += ", " + std::to_string(wanted[v - first] - added[v - first]) + " not made";
+    if (!failed.empty()) line += " (" + failed + ")";
+    out.push_back(line);
+  }
+}
+
+}  // namespace ufab::pipeline
