@@ -1,5 +1,7 @@
 #include "tests/integration/in_process.hpp"
 
+#include <rte_ethdev.h>
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -31,7 +33,8 @@ remote_vms:
   return c;
 }
 
-int run_in_process(int argc, char** argv, const char* name, const std::function<void()>& body, const char* pass_line) {
+int run_in_process(int argc, char** argv, const char* name, const std::function<void()>& body, const char* pass_line,
+                   int ports) {
   if (argc < 2 || std::string(argv[1]).empty()) {
     std::printf("SKIP: ufab-edge was not built (libdpdk or yaml-cpp not found)\n");
     return 77;
@@ -39,7 +42,7 @@ int run_in_process(int argc, char** argv, const char* name, const std::function<
   const std::string prefix = std::string(name) + std::to_string(getpid());
   std::vector<std::string> args = edge_eal(prefix, "0");
   args.insert(args.begin(), name);
-  args.insert(args.end(), {"--vdev", "net_null0", "--vdev", "net_null1"});
+  for (int p = 0; p < ports; ++p) args.insert(args.end(), {"--vdev", "net_null" + std::to_string(p)});
   std::vector<char*> eal_argv = c_argv(args);
   {
     dpdk::Eal eal(static_cast<int>(args.size()), eal_argv.data());
@@ -70,7 +73,8 @@ rte_ring* make_ring(const std::string& tag) {
 }
 
 std::unique_ptr<pipeline::Edge> make_edge(edge::EdgeConfig& cfg, const std::string& text, rte_mempool* pool) {
-  return std::make_unique<pipeline::Edge>(cfg, text, pool, 2, pipeline::make_layout(cfg, 2, {0}, 0));
+  const uint16_t n = rte_eth_dev_count_avail();
+  return std::make_unique<pipeline::Edge>(cfg, text, pool, n, pipeline::make_layout(cfg, n, {0}, 0));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The frame of the in-process ufab-edge tests (a real EdgeState or Edge in
-// the test's own process): an EAL on lcore 0 with two net_null ports (never
-// started; a test points a TX buffer at an rte_ring to read what leaves).
+// the test's own process): an EAL on lcore 0 with two net_null ports, or
+// more (never started; a test points a TX buffer at an rte_ring to read
+// what leaves).
 #pragma once
 
 #include <rte_mbuf.h>
@@ -20,9 +21,11 @@
 namespace ufab::itest {
 
 // argv[1] empty: ufab-edge was not built (prints SKIP, returns 77). Else
-// runs body inside the EAL, removes its runtime files, and prints
-// pass_line (returns 0) or the number of failed checks (returns 1).
-int run_in_process(int argc, char** argv, const char* name, const std::function<void()>& body, const char* pass_line);
+// runs body inside the EAL (`ports` net_null ports), removes its runtime
+// files, and prints pass_line (returns 0) or the number of failed checks
+// (returns 1).
+int run_in_process(int argc, char** argv, const char* name, const std::function<void()>& body, const char* pass_line,
+                   int ports = 2);
 
 // The usual configuration of these tests: local VM a1 (id 1, tenant 100 with
 // a 1 Gb/s guarantee, 192.168.0.1 on port 0; the fabric is port 1) and
@@ -32,8 +35,8 @@ int run_in_process(int argc, char** argv, const char* name, const std::function<
 // the params map.
 std::string one_vm_config(const std::string& params, int remote_vms);
 
-// A real pipeline::Edge made from a configuration text, one lcore (the
-// only worker is shard 0), its fabric port's (1) TX buffer into a ring the
+// A real pipeline::Edge made from a configuration text on the EAL's ports,
+// one lcore (the only worker is shard 0), its fabric port's (1) TX buffer into a ring the
 // test reads. `tag` keeps the pool's and ring's names unique in the
 // process. Inside run_in_process's body only.
 class EdgeRig {
