@@ -11,7 +11,9 @@
 //    history; /ufab/stats balances across workers and rings;
 //  - a reload adds remote VM b2 (pipeline/remote_vms.hpp): each worker makes
 //    the pair of its local VM (a1 -> b2 on worker 0 with index 2, a2 -> b2
-//    on worker 1 with index 3), in a command through its ring;
+//    on worker 1 with index 3), in a command through its ring; a second
+//    adds local VMs a3 and a4 (pipeline/local_vms.hpp): a3 to worker 0
+//    (pairs 4, 5), a4 to worker 1 (pairs 6, 7), the one with fewer pairs;
 //  - SIGTERM: the edge drains, sends finish for both active pairs (counted in
 //    the fabric capture), prints the report (conservation, no drops, frames
 //    handed between workers) and exits 0;
@@ -134,6 +136,28 @@ int main(int argc, char** argv) {
   ITEST_CHECK(json_number(pair2, "worker") == 0 && pair2.find("\"local\":\"a1\",\"remote\":\"b2\"") != std::string::npos &&
                   json_number(pair3, "worker") == 1 && pair3.find("\"local\":\"a2\",\"remote\":\"b2\"") != std::string::npos,
               "/ufab/pair,2 and 3: b2's pairs on the owners of a1 and a2");
+  // Local VMs a3 and a4 added on port 0 (pipeline/local_vms.hpp): a3 to
+  // worker 0 (both have 2 pairs; ties to the lower), a4 then to worker 1.
+  {
+    std::string more = kConfig;
+    more.insert(more.find("hosts:"), "  - {name: a3, id: 5, tenant: 100, mac: \"02:00:00:00:0a:05\", ip: 192.168.0.5, port: 0}\n"
+                                     "  - {name: a4, id: 6, tenant: 100, mac: \"02:00:00:00:0a:06\", ip: 192.168.0.6, port: 0}\n");
+    more += "  - {name: b2, id: 4, tenant: 100, ip: 192.168.0.4, host: hB}\n";
+    write_text(dir + "/edge.yaml", more);
+  }
+  const std::string reload2 = telemetry(prefix, "/ufab/reload"), workers3 = telemetry(prefix, "/ufab/workers");
+  const std::string pair5 = telemetry(prefix, "/ufab/pair,5"), pair6 = telemetry(prefix, "/ufab/pair,6");
+  std::printf("%s\n%s\n%s\n%s\n", reload2.c_str(), workers3.c_str(), pair5.c_str(), pair6.c_str());
+  ITEST_CHECK(reload2.find("\"changes\":[\"local VM a3 added (port 0, worker 0): 2 pair(s)\","
+                           "\"local VM a4 added (port 0, worker 1): 2 pair(s)\"]") != std::string::npos,
+              "reload adding a3 and a4: %s", reload2.c_str());
+  ITEST_CHECK(workers3.find("\"local_vm_room\":62,") != std::string::npos &&
+                  workers3.find("\"worker0\":{\"lcore\":1,\"pairs\":4") != std::string::npos &&
+                  workers3.find("\"worker1\":{\"lcore\":2,\"pairs\":4") != std::string::npos,
+              "/ufab/workers after a3 and a4: four pairs each");
+  ITEST_CHECK(json_number(pair5, "worker") == 0 && pair5.find("\"local\":\"a3\",\"remote\":\"b2\"") != std::string::npos &&
+                  json_number(pair6, "worker") == 1 && pair6.find("\"local\":\"a4\",\"remote\":\"b1\"") != std::string::npos,
+              "/ufab/pair,5 and 6: a3's on worker 0, a4's on worker 1");
   kill(pid, SIGTERM);
   const RunResult r = wait_with_deadline(pid, 20);
   remove_dpdk_runtime(prefix);
@@ -155,8 +179,8 @@ int main(int argc, char** argv) {
   ITEST_CHECK(f["encap"] == 40 && f["decap"] == 2 && f["reflected"] == 2, "encap/decap/reflected");
   auto w0 = parse_line(out, "ufab-edge worker=0 "), w1 = parse_line(out, "ufab-edge worker=1 ");
   // Worker 0 hands over a2's 20 VM frames; worker 1 a1's 2 fabric frames and
-  // every frame it sends on the fabric (through the TX ring).
-  ITEST_CHECK(w0["pairs"] == 2 && w1["pairs"] == 2 && w0["handed_off"] == 20 && w1["handed_off"] >= 2 + 20,
+  // every frame it sends on the fabric (through the TX ring). Four pairs each after the reloads.
+  ITEST_CHECK(w0["pairs"] == 4 && w1["pairs"] == 4 && w0["handed_off"] == 20 && w1["handed_off"] >= 2 + 20,
               "workers: handed_off %llu / %llu", static_cast<unsigned long long>(w0["handed_off"]),
               static_cast<unsigned long long>(w1["handed_off"]));
   ITEST_CHECK(out.find("ufab-edge stop: drained (queued=0), finishing 2 active pairs") != std::string::npos,
