@@ -1,0 +1,243 @@
+// A VM that boots on a host while its edge runs (pipeline/local_vms.hpp):
+// edge A starts with VM a1 on net_vhost0 (port 0), its fabric memif (port
+// 1) and a second vhost-user socket, net_vhost1 (port 2), that no VM names
+// yet; edge B has VM b on net_vhost0 and knows a1 and a2 as remote VMs on
+// host A. One ufab-core between them (memif). The VMs are ufab-vmgen
+// processes on virtio-user (client mode, as QEMU is):
+//  1. VM b connects. VM a2 boots on A's port 2 and sends 20 frames to b
+//     before A's file names it: A polls the port anyway and drops each as
+//     unknown_pair.
+//  2. A's file gains a2 on port 2; SIGHUP: "local VM a2 added (port 2,
+//     worker 0): 1 pair(s)". a2 sends 25 frames, which reach b unchanged;
+//     then b sends 10 frames to a2, which reach a2 unchanged (A decaps them
+//     to port 2).
+//  3. /ufab/reload with a2 gone from the file: "local VM a2 removed"; a2's
+//     next 15 frames are unknown_pair again.
+// Both edges conserve every frame and exit cleanly; A's port 2 received
+// 60 frames and B handed b 25.
+//
+// argv[1]: ufab-edge, argv[2]: ufab-core, argv[3]: ufab-vmgen (empty when not
+// built: exit 77).
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/integration/check.hpp"
+#include "tests/integration/edge_common.hpp"
+#include "tests/integration/frames.hpp"
+#include "tests/integration/pcap_io.hpp"
+#include "tests/integration/run_process.hpp"
+
+namespace {
+
+using namespace ufab::itest;
+
+constexpr uint32_t kA2 = 0xc0a80002, kB = 0xc0a8000b;
+constexpr size_t kEarly = 20, kUp = 25, kBack = 10, kGone = 15;
+
+const char* kA2Line = "  - {name: a2, id: 2, tenant: 100, mac: \"02:00:00:00:0a:02\", ip: 192.168.0.2, port: 2}\n";
+
+std::string config_a(bool with_a2) {
+  return std::string(R"(edge:
+  fabric_port: 1
+  ip: 10.0.0.1
+  mac: "02:00:00:00:00:01"
+params:
+  unit_bw_gbps: 1
+  idle_finish_ms: 20
+  probe_timeout_rtts: 400  # 200 ms: a response delayed by a loaded CI machine is not a loss
+tenants:
+  - {vni: 100, guarantee_gbps: 2}
+vms:
+  - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 0}
+)") + (with_a2 ? kA2Line : "") +
+         R"(hosts:
+  - {name: hB, ip: 10.0.0.2, mac: "02:00:00:00:00:02", base_rtt_us: 500, paths: [[1]]}
+remote_vms:
+  - {name: b, id: 11, tenant: 100, ip: 192.168.0.11, host: hB}
+)";
+}
+
+const char* kConfigB = R"(edge:
+  fabric_port: 1
+  ip: 10.0.0.2
+  mac: "02:00:00:00:00:02"
+params:
+  unit_bw_gbps: 1
+  idle_finish_ms: 20
+  probe_timeout_rtts: 400
+tenants:
+  - {vni: 100, guarantee_gbps: 2}
+vms:
+  - {name: b, id: 11, tenant: 100, mac: "02:00:00:00:0b:01", ip: 192.168.0.11, port: 0}
+hosts:
+  - {name: hA, ip: 10.0.0.1, mac: "02:00:00:00:00:01", base_rtt_us: 500, paths: [[0]]}
+remote_vms:
+  - {name: a1, id: 1, tenant: 100, ip: 192.168.0.1, host: hA}
+  - {name: a2, id: 2, tenant: 100, ip: 192.168.0.2, host: hA}
+)";
+
+std::vector<int> g_pids;  // every process still running, for the clean-up
+
+extern "C" void on_term(int) {
+  for (const int pid : g_pids) kill(pid, SIGKILL);
+  _exit(1);
+}
+
+bool wait_until(const std::function<bool()>& ok, int seconds) {
+  for (int i = 0; i < seconds * 50; ++i) {
+    if (ok()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return ok();
+}
+
+// The number after "key": in /ufab/stats' "port<p>" object (-1 if absent).
+long long port_stat(const std::string& stats, int p, const std::string& key) {
+  const size_t at = stats.find("\"port" + std::to_string(p) + "\":{");
+  if (at == std::string::npos) return -1;
+  const size_t end = stats.find('}', at);
+  return json_number(stats.substr(at, end - at), key);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4 || std::string(argv[1]).empty() || std::string(argv[2]).empty() || std::string(argv[3]).empty()) {
+    std::printf("SKIP: ufab-edge, ufab-core or ufab-vmgen was not built (libdpdk or yaml-cpp not found)\n");
+    return 77;
+  }
+  const std::string edge = argv[1], core = argv[2], vmgen = argv[3];
+  signal(SIGTERM, on_term);
+  const std::string dir = make_test_dir("ufab_edge_vm_boot");
+  if (dir.empty()) return 1;
+  const std::string tag = std::to_string(getpid());
+  const std::string pa = "ufabvbA" + tag, pb = "ufabvbB" + tag, pc = "ufabvbC" + tag;
+  std::vector<std::string> prefixes = {pa, pb, pc};
+  write_text(dir + "/A.yaml", config_a(false));
+  write_text(dir + "/B.yaml", kConfigB);
+  // a2's frames of each run and b's to a2: other flows and sizes per run.
+  const auto frames = [](uint32_t from, uint32_t to, size_t n, int run) {
+    std::vector<Frame> f;
+    for (size_t i = 0; i < n; ++i)
+      f.push_back(vm_frame(from, to, static_cast<uint16_t>(1000 * run + i % 4), 100 + 7 * i + run, static_cast<uint8_t>(run)));
+    return f;
+  };
+  const std::vector<Frame> early = frames(kA2, kB, kEarly, 1), up = frames(kA2, kB, kUp, 2), back = frames(kB, kA2, kBack, 3),
+                           gone = frames(kA2, kB, kGone, 4);
+  write_pcap(dir + "/early.pcap", early);
+  write_pcap(dir + "/up.pcap", up);
+  write_pcap(dir + "/back.pcap", back);
+  write_pcap(dir + "/gone.pcap", gone);
+  write_pcap(dir + "/empty.pcap", {});
+
+  const auto edge_cmd = [&](const std::string& prefix, const char* lcore, const std::string& me, const std::string& memif,
+                            bool spare_port) {
+    std::vector<std::string> c = {edge};
+    for (const std::string& s : edge_eal(prefix, lcore)) c.push_back(s);
+    c.insert(c.end(), {"--vdev", "net_vhost0,iface=" + dir + "/vm" + me + "0.sock", "--vdev", "net_memif0," + memif});
+    if (spare_port) c.insert(c.end(), {"--vdev", "net_vhost1,iface=" + dir + "/vm" + me + "2.sock"});
+    c.insert(c.end(), {"--", "--config", dir + "/" + me + ".yaml", "--stats-interval", "0"});
+    return c;
+  };
+  const int pid_b = spawn(edge_cmd(pb, "0", "B", "role=server,socket=" + dir + "/b.sock", false), dir + "/b.out", dir + "/b.err");
+  g_pids.push_back(pid_b);
+  ITEST_CHECK(wait_for_text(dir + "/b.out", "VM-pairs", 30), "edge B did not start: %s", read_file(dir + "/b.err").c_str());
+  const Spawned sw = spawn_switch_between_edges(core, pc, dir, 15);
+  g_pids.push_back(sw.pid);
+  ITEST_CHECK(sw.ready, "the switch does not listen");
+  const int pid_a = spawn(edge_cmd(pa, "1", "A", "role=client,socket=" + dir + "/a.sock", true), dir + "/a.out", dir + "/a.err");
+  g_pids.push_back(pid_a);
+  ITEST_CHECK(wait_for_text(dir + "/a.out", "VM-pairs", 30), "edge A did not start: %s", read_file(dir + "/a.err").c_str());
+  ITEST_CHECK(read_file(dir + "/a.out").find("ufab-edge rx port=2 mode=dispatch queues=1 rx_worker=0") != std::string::npos,
+              "edge A polls port 2, which no VM names");
+
+  int n_vm = 0;
+  const auto start_vm = [&](const std::string& sock, const std::string& in, const std::string& out) {
+    const std::string name = "vm" + std::to_string(++n_vm), prefix = "ufabvb" + name + tag;
+    prefixes.push_back(prefix);
+    std::vector<std::string> c = {vmgen};
+    for (const std::string& s : edge_eal(prefix, "0")) c.push_back(s);
+    c.insert(c.end(), {"--vdev", "net_pcap0,rx_pcap=" + in + ",tx_pcap=" + out, "--vdev",
+                       "net_virtio_user0,path=" + dir + "/" + sock + ",queues=1"});
+    const int pid = spawn(c, dir + "/" + name + ".out", dir + "/" + name + ".err");
+    g_pids.push_back(pid);
+    ITEST_CHECK(wait_for_text(dir + "/" + name + ".out", "forwarding", 30), "%s did not connect: %s", name.c_str(),
+                read_file(dir + "/" + name + ".err").c_str());
+    return pid;
+  };
+  const auto stop_vm = [&](int pid) {
+    kill(pid, SIGTERM);
+    const RunResult r = wait_with_deadline(pid, 20);
+    ITEST_CHECK(!r.timed_out && r.exit_code == 0, "a VM (ufab-vmgen) did not stop cleanly");
+    std::erase(g_pids, pid);
+  };
+  const auto a_stat = [&](int port, const char* key) { return port_stat(telemetry(pa, "/ufab/stats"), port, key); };
+  const auto b_stat = [&](int port, const char* key) { return port_stat(telemetry(pb, "/ufab/stats"), port, key); };
+  const auto a_unknown = [&] { return json_number(telemetry(pa, "/ufab/stats"), "unknown_pair"); };
+
+  // 1. a2 boots before A's file names it.
+  int vm_b = start_vm("vmB0.sock", dir + "/empty.pcap", dir + "/b1_out.pcap");
+  ITEST_CHECK(wait_until([&] { return b_stat(0, "link_up") == 1; }, 10), "edge B: VM b's port up");
+  int vm_a2 = start_vm("vmA2.sock", dir + "/early.pcap", dir + "/a2_1_out.pcap");
+  ITEST_CHECK(wait_until([&] { return a_unknown() == static_cast<long long>(kEarly); }, 20),
+              "1: edge A dropped %lld of a2's %zu frames as unknown_pair", a_unknown(), kEarly);
+  stop_vm(vm_a2);
+
+  // 2. The file names a2: SIGHUP.
+  write_text(dir + "/A.yaml", config_a(true));
+  kill(pid_a, SIGHUP);
+  ITEST_CHECK(wait_for_text(dir + "/a.out", "ufab-edge reload ok [local VM a2 added (port 2, worker 0): 1 pair(s)]", 10),
+              "2: SIGHUP adding a2: %s", read_file(dir + "/a.out").c_str());
+  vm_a2 = start_vm("vmA2.sock", dir + "/up.pcap", dir + "/a2_2_out.pcap");
+  ITEST_CHECK(wait_until([&] { return b_stat(0, "tx") == static_cast<long long>(kUp); }, 20),
+              "2: edge B handed VM b %lld of a2's %zu frames", b_stat(0, "tx"), kUp);
+  stop_vm(vm_b);
+  ITEST_CHECK(same_frames(up, read_pcap(dir + "/b1_out.pcap")), "2: VM b got a2's frames unchanged");
+  vm_b = start_vm("vmB0.sock", dir + "/back.pcap", dir + "/b2_out.pcap");
+  ITEST_CHECK(wait_until([&] { return a_stat(2, "tx") == static_cast<long long>(kBack); }, 20),
+              "2: edge A handed VM a2 %lld of b's %zu frames", a_stat(2, "tx"), kBack);
+  stop_vm(vm_a2);
+  stop_vm(vm_b);
+  ITEST_CHECK(same_frames(back, read_pcap(dir + "/a2_2_out.pcap")), "2: VM a2 got b's frames unchanged");
+
+  // 3. a2 gone from the file: /ufab/reload.
+  write_text(dir + "/A.yaml", config_a(false));
+  const std::string reload = telemetry(pa, "/ufab/reload");
+  ITEST_CHECK(reload.find("\"changes\":[\"local VM a2 removed: 1 pair(s), 0 queued frame(s) dropped\"]") != std::string::npos,
+              "3: reload removing a2: %s", reload.c_str());
+  vm_a2 = start_vm("vmA2.sock", dir + "/gone.pcap", dir + "/a2_3_out.pcap");
+  ITEST_CHECK(wait_until([&] { return a_unknown() == static_cast<long long>(kEarly + kGone); }, 20),
+              "3: edge A dropped %lld frames as unknown_pair (want %zu)", a_unknown(), kEarly + kGone);
+  stop_vm(vm_a2);
+
+  const auto stop = [](int pid) {
+    kill(pid, SIGTERM);
+    return wait_with_deadline(pid, 30);
+  };
+  const RunResult ra = stop(pid_a), rb = stop(pid_b), rc = stop(sw.pid);
+  g_pids.clear();
+  for (const std::string& p : prefixes) remove_dpdk_runtime(p);
+  const std::string out_a = read_file(dir + "/a.out"), out_b = read_file(dir + "/b.out");
+  std::printf("edge A:\n%sedge B:\n%s", out_a.c_str(), out_b.c_str());
+  ITEST_CHECK(!ra.timed_out && ra.exit_code == 0, "edge A failed (timed out %d, exit %d)", ra.timed_out, ra.exit_code);
+  ITEST_CHECK(!rb.timed_out && rb.exit_code == 0, "edge B failed (timed out %d, exit %d)", rb.timed_out, rb.exit_code);
+  ITEST_CHECK(!rc.timed_out && rc.exit_code == 0, "the switch failed (timed out %d, exit %d)", rc.timed_out, rc.exit_code);
+  auto fa = parse_line(out_a, "ufab-edge final "), fb = parse_line(out_b, "ufab-edge final ");
+  ITEST_CHECK(fa["conserved"] == 1 && fa["queued"] == 0 && fa["dropped"] == kEarly + kGone &&
+                  fa["drop.unknown_pair"] == kEarly + kGone && fa["encap"] == kUp && fa["decap"] == kBack,
+              "edge A: conserved; %zu unknown_pair, a2's %zu frames sent, b's %zu delivered", kEarly + kGone, kUp, kBack);
+  auto pa2 = parse_line(out_a, "ufab-edge port=2 ");
+  ITEST_CHECK(pa2["rx"] == kEarly + kUp + kGone && pa2["tx"] == kBack, "edge A's port 2: rx %llu, tx %llu",
+              static_cast<unsigned long long>(pa2["rx"]), static_cast<unsigned long long>(pa2["tx"]));
+  ITEST_CHECK(fb["conserved"] == 1 && fb["dropped"] == 0 && fb["decap"] == kUp && fb["encap"] == kBack,
+              "edge B: conserved, nothing dropped");
+  return conclude(dir, "ufab_edge_vm_boot: a VM booted on a spare vhost-user port, was added and removed by reloads; "
+                        "every frame counted");
+}
