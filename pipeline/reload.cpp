@@ -56,75 +56,74 @@ namespace {
 
 std::string ip6_or_none(const edge::Ip6& a) { return a == edge::Ip6{} ? "none" : edge::ip6_text(a); }
 
-// What differs between two entries of one remote VM ("" when nothing).
-std::string remote_vm_fields(const edge::EdgeConfig& ra, const edge::VmCfg& a, const edge::EdgeConfig& rb,
-                             const edge::VmCfg& b) {
+// What differs between two entries of one VM ("" when nothing): the fields
+// every VM has, then `last`, x -> y (a remote VM's host, a local VM's port).
+std::string vm_fields(const edge::VmCfg& a, const edge::VmCfg& b, const char* last, const std::string& x,
+                      const std::string& y) {
   std::string out;
-  const auto note = [&](const char* field, const std::string& x, const std::string& y) {
-    if (x == y) return;
+  const auto note = [&](const char* field, const std::string& from, const std::string& to) {
+    if (from == to) return;
     if (!out.empty()) out += ", ";
-    out += std::string(field) + " " + x + " -> " + y;
+    out += std::string(field) + " " + from + " -> " + to;
   };
   note("name", a.name, b.name);
   note("tenant", std::to_string(a.vni), std::to_string(b.vni));
   note("mac", edge::mac_text(a.mac), edge::mac_text(b.mac));
   note("ip", edge::ip4_text(a.ip), edge::ip4_text(b.ip));
   note("ip6", ip6_or_none(a.ip6), ip6_or_none(b.ip6));
-  note("host", ra.hosts[a.host].name, rb.hosts[b.host].name);
+  note(last, x, y);
   return out;
 }
 
-// What differs between two entries of one local VM ("" when nothing).
-std::string local_vm_fields(const edge::VmCfg& a, const edge::VmCfg& b) {
-  std::string out;
-  const auto note = [&](const char* field, const std::string& x, const std::string& y) {
-    if (x == y) return;
-    if (!out.empty()) out += ", ";
-    out += std::string(field) + " " + x + " -> " + y;
-  };
-  note("name", a.name, b.name);
-  note("tenant", std::to_string(a.vni), std::to_string(b.vni));
-  note("mac", edge::mac_text(a.mac), edge::mac_text(b.mac));
-  note("ip", edge::ip4_text(a.ip), edge::ip4_text(b.ip));
-  note("ip6", ip6_or_none(a.ip6), ip6_or_none(b.ip6));
-  note("port", std::to_string(a.port), std::to_string(b.port));
-  return out;
+// The running list's VMs (those not removed) against the file's, by VM id:
+// removals and changes in the running order, then additions in the file's.
+// fields(a, b): what differs ("" when nothing); entry(i): the file's i-th
+// VM as the change carries it; at[i] (when given): where the file has it.
+template <class Fields, class Entry>
+void diff_by_id(const std::vector<edge::VmCfg>& running, const std::vector<edge::VmCfg>& next, const Fields& fields,
+                const Entry& entry, const std::vector<std::string>* at, std::vector<VmChange>& out) {
+  std::unordered_map<uint16_t, size_t> in_next;
+  for (size_t i = 0; i < next.size(); ++i) in_next[next[i].id] = i;
+  std::set<uint16_t> running_ids;
+  for (size_t r = 0; r < running.size(); ++r) {
+    const edge::VmCfg& a = running[r];
+    if (a.removed) continue;
+    running_ids.insert(a.id);
+    VmChange ch;
+    ch.running = static_cast<uint32_t>(r);
+    const auto it = in_next.find(a.id);
+    if (it == in_next.end()) {
+      ch.kind = VmChange::Kind::removed;
+      ch.vm = a;
+      out.push_back(std::move(ch));
+      continue;
+    }
+    ch.fields = fields(a, next[it->second]);
+    if (ch.fields.empty()) continue;
+    ch.kind = VmChange::Kind::changed;
+    ch.vm = entry(it->second);
+    if (at != nullptr) ch.at = (*at)[it->second];
+    out.push_back(std::move(ch));
+  }
+  for (size_t i = 0; i < next.size(); ++i) {
+    if (running_ids.count(next[i].id) != 0) continue;
+    VmChange ch;
+    ch.vm = entry(i);
+    if (at != nullptr) ch.at = (*at)[i];
+    out.push_back(std::move(ch));
+  }
 }
 
 }  // namespace
 
 void diff_local(const edge::EdgeConfig& running, const edge::EdgeConfig& next, const std::vector<std::string>& vm_at,
                 ReloadDiff& d) {
-  std::unordered_map<uint16_t, size_t> in_next;
-  for (size_t i = 0; i < next.vms.size(); ++i) in_next[next.vms[i].id] = i;
-  std::set<uint16_t> running_ids;
-  for (size_t v = 0; v < running.vms.size(); ++v) {
-    const edge::VmCfg& a = running.vms[v];
-    if (a.removed) continue;
-    running_ids.insert(a.id);
-    VmChange ch;
-    ch.running = static_cast<uint32_t>(v);
-    const auto it = in_next.find(a.id);
-    if (it == in_next.end()) {
-      ch.kind = VmChange::Kind::removed;
-      ch.vm = a;
-      d.local_vms.push_back(std::move(ch));
-      continue;
-    }
-    ch.fields = local_vm_fields(a, next.vms[it->second]);
-    if (ch.fields.empty()) continue;
-    ch.kind = VmChange::Kind::changed;
-    ch.vm = next.vms[it->second];
-    ch.at = vm_at[it->second];
-    d.local_vms.push_back(std::move(ch));
-  }
-  for (size_t i = 0; i < next.vms.size(); ++i) {
-    if (running_ids.count(next.vms[i].id) != 0) continue;
-    VmChange ch;
-    ch.vm = next.vms[i];
-    ch.at = vm_at[i];
-    d.local_vms.push_back(std::move(ch));
-  }
+  diff_by_id(
+      running.vms, next.vms,
+      [](const edge::VmCfg& a, const edge::VmCfg& b) {
+        return vm_fields(a, b, "port", std::to_string(a.port), std::to_string(b.port));
+      },
+      [&](size_t i) { return next.vms[i]; }, &vm_at, d.local_vms);
 }
 
 std::string diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig& next,
@@ -159,41 +158,19 @@ std::string diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig&
     d.hosts.push_back(std::move(ch));
   }
 
-  // Remote VMs by id.
-  std::unordered_map<uint16_t, size_t> vm_in_next;
-  for (size_t i = 0; i < next.remote_vms.size(); ++i) vm_in_next[next.remote_vms[i].id] = i;
-  std::set<uint16_t> running_ids;
-  const auto with_live_host = [&](edge::VmCfg v) {
-    v.host = live_host[v.host];
-    return v;
-  };
-  for (size_t r = 0; r < running.remote_vms.size(); ++r) {
-    const edge::VmCfg& a = running.remote_vms[r];
-    if (a.removed) continue;
-    running_ids.insert(a.id);
-    VmChange ch;
-    ch.running = static_cast<uint32_t>(r);
-    const auto it = vm_in_next.find(a.id);
-    if (it == vm_in_next.end()) {
-      ch.kind = VmChange::Kind::removed;
-      ch.vm = a;
-      d.vms.push_back(std::move(ch));
-      continue;
-    }
-    const edge::VmCfg& b = next.remote_vms[it->second];
-    ch.fields = remote_vm_fields(running, a, next, b);
-    if (ch.fields.empty()) continue;
-    ch.kind = VmChange::Kind::changed;
-    ch.vm = with_live_host(b);
-    d.vms.push_back(std::move(ch));
-  }
-  for (const edge::VmCfg& b : next.remote_vms) {
-    if (running_ids.count(b.id) != 0) continue;
-    VmChange ch;
-    ch.kind = VmChange::Kind::added;
-    ch.vm = with_live_host(b);
-    d.vms.push_back(std::move(ch));
-  }
+  // Remote VMs by id, each host an index into the running list once the
+  // hosts added are appended.
+  diff_by_id(
+      running.remote_vms, next.remote_vms,
+      [&](const edge::VmCfg& a, const edge::VmCfg& b) {
+        return vm_fields(a, b, "host", running.hosts[a.host].name, next.hosts[b.host].name);
+      },
+      [&](size_t i) {
+        edge::VmCfg v = next.remote_vms[i];
+        v.host = live_host[v.host];
+        return v;
+      },
+      nullptr, d.vms);
   return "";
 }
 
