@@ -23,11 +23,8 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
-#include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "tests/integration/check.hpp"
@@ -35,6 +32,7 @@
 #include "tests/integration/frames.hpp"
 #include "tests/integration/pcap_io.hpp"
 #include "tests/integration/run_process.hpp"
+#include "tests/integration/vm_procs.hpp"
 
 namespace {
 
@@ -71,30 +69,7 @@ remote_vms:
   return buf;
 }
 
-std::vector<int> g_pids;  // every process still running, for the clean-up
-
-// meson's timeout sends SIGTERM: take the edges, the switch and the VMs along.
-extern "C" void on_term(int) {
-  for (const int pid : g_pids) kill(pid, SIGKILL);
-  _exit(1);
-}
-
-// Waits (at most `seconds`, polling every 20 ms) until `ok` holds.
-bool wait_until(const std::function<bool()>& ok, int seconds) {
-  for (int i = 0; i < seconds * 50; ++i) {
-    if (ok()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return ok();
-}
-
-// The number after "key": in /ufab/stats' "port0" object (-1 if absent).
-long long port0(const std::string& stats, const std::string& key) {
-  const size_t at = stats.find("\"port0\":{");
-  if (at == std::string::npos) return -1;
-  const size_t end = stats.find('}', at);
-  return json_number(stats.substr(at, end - at), key);
-}
+long long port0(const std::string& stats, const std::string& key) { return port_stat(stats, 0, key); }
 
 }  // namespace
 
@@ -104,12 +79,11 @@ int main(int argc, char** argv) {
     return 77;
   }
   const std::string edge = argv[1], core = argv[2], vmgen = argv[3];
-  signal(SIGTERM, on_term);
+  install_kill_on_term();
   const std::string dir = make_test_dir("ufab_edge_vhost");
   if (dir.empty()) return 1;
   const std::string tag = std::to_string(getpid());
   const std::string pa = "ufabvhA" + tag, pb = "ufabvhB" + tag, pc = "ufabvhC" + tag;
-  std::vector<std::string> prefixes = {pa, pb, pc};
   write_text(dir + "/A.yaml", config("10.0.0.1", "10.0.0.2", "02:00:00:00:00:01", "02:00:00:00:00:02", 1, 11, "1",
                                      "192.168.0.1", "192.168.0.2"));
   write_text(dir + "/B.yaml", config("10.0.0.2", "10.0.0.1", "02:00:00:00:00:02", "02:00:00:00:00:01", 11, 1, "0",
@@ -139,40 +113,24 @@ int main(int argc, char** argv) {
     return c;
   };
   const int pid_b = spawn(edge_cmd(pb, "0", "B", "role=server,socket=" + dir + "/b.sock"), dir + "/b.out", dir + "/b.err");
-  g_pids.push_back(pid_b);
+  track_process(pid_b);
   ITEST_CHECK(wait_for_text(dir + "/b.out", "VM-pairs", 30), "edge B did not start: %s", read_file(dir + "/b.err").c_str());
   const Spawned sw = spawn_switch_between_edges(core, pc, dir, 15);
-  g_pids.push_back(sw.pid);
+  track_process(sw.pid);
   ITEST_CHECK(sw.ready, "the switch does not listen");
   const int pid_a = spawn(edge_cmd(pa, "1", "A", "role=client,socket=" + dir + "/a.sock"), dir + "/a.out", dir + "/a.err");
-  g_pids.push_back(pid_a);
+  track_process(pid_a);
   ITEST_CHECK(wait_for_text(dir + "/a.out", "VM-pairs", 30), "edge A did not start: %s", read_file(dir + "/a.err").c_str());
   for (const char* f : {"/a.out", "/b.out"})
     ITEST_CHECK(read_file(dir + f).find("net_vhost0 (net_vhost) link down, VM side, link events on") != std::string::npos,
                 "%s: the VM port starts down (no VM yet), with link events", f);
 
-  // A VM: ufab-vmgen with its frames (rx_pcap) and what it gets (tx_pcap)
-  // on net_pcap0 and its vNIC on virtio-user, a client of the edge's socket.
-  int n_vm = 0;
+  // A VM: ufab-vmgen on the edge `me`'s socket (vm_procs.hpp).
+  VmGens vms(vmgen, dir, tag);
   const auto start_vm = [&](const std::string& me, const std::string& in, const std::string& out) {
-    const std::string name = "vm" + me + std::to_string(++n_vm), prefix = "ufabvh" + name + tag;
-    prefixes.push_back(prefix);
-    std::vector<std::string> c = {vmgen};
-    for (const std::string& s : edge_eal(prefix, "0")) c.push_back(s);
-    c.insert(c.end(), {"--vdev", "net_pcap0,rx_pcap=" + in + ",tx_pcap=" + out, "--vdev",
-                       "net_virtio_user0,path=" + dir + "/vm" + me + ".sock,queues=1"});
-    const int pid = spawn(c, dir + "/" + name + ".out", dir + "/" + name + ".err");
-    g_pids.push_back(pid);
-    ITEST_CHECK(wait_for_text(dir + "/" + name + ".out", "forwarding", 30), "%s did not connect: %s", name.c_str(),
-                read_file(dir + "/" + name + ".err").c_str());
-    return pid;
+    return vms.start("vm" + me + ".sock", in, out);
   };
-  const auto stop_vm = [&](int pid) {
-    kill(pid, SIGTERM);
-    const RunResult r = wait_with_deadline(pid, 20);
-    ITEST_CHECK(!r.timed_out && r.exit_code == 0, "a VM (ufab-vmgen) did not stop cleanly");
-    std::erase(g_pids, pid);
-  };
+  const auto stop_vm = [&](int pid) { vms.stop(pid); };
   const auto stats_b = [&] { return telemetry(pb, "/ufab/stats"); };
   const auto b_port0 = [&](const char* key) { return port0(stats_b(), key); };
 
@@ -214,7 +172,7 @@ int main(int argc, char** argv) {
   };
   // 4. Edge B gone: the switch drops what comes for it as link_down.
   const RunResult rb = stop(pid_b);
-  std::erase(g_pids, pid_b);
+  untrack_process(pid_b);
   const size_t sent = kPhase1 + kPhase2 + kPhase3 + kPhase4;
   vm_a = start_vm("A", dir + "/a4.pcap", dir + "/a4_out.pcap");
   ITEST_CHECK(wait_until([&] { return json_number(telemetry(pa, "/ufab/stats"), "encapsulated") == static_cast<long long>(sent); }, 20),
@@ -222,8 +180,9 @@ int main(int argc, char** argv) {
   stop_vm(vm_a);
   // A (its stop sends finish through the switch, to B's port too), then the switch.
   const RunResult ra = stop(pid_a), rc = stop(sw.pid);
-  g_pids.clear();
-  for (const std::string& p : prefixes) remove_dpdk_runtime(p);
+  untrack_all();
+  for (const std::string& p : {pa, pb, pc}) remove_dpdk_runtime(p);
+  for (const std::string& p : vms.prefixes()) remove_dpdk_runtime(p);
 
   const std::string out_a = read_file(dir + "/a.out"), out_b = read_file(dir + "/b.out");
   const std::string err_a = read_file(dir + "/a.err"), err_b = read_file(dir + "/b.err");

@@ -21,11 +21,8 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
-#include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "tests/integration/check.hpp"
@@ -33,6 +30,7 @@
 #include "tests/integration/frames.hpp"
 #include "tests/integration/pcap_io.hpp"
 #include "tests/integration/run_process.hpp"
+#include "tests/integration/vm_procs.hpp"
 
 namespace {
 
@@ -83,29 +81,6 @@ remote_vms:
   - {name: a2, id: 2, tenant: 100, ip: 192.168.0.2, host: hA}
 )";
 
-std::vector<int> g_pids;  // every process still running, for the clean-up
-
-extern "C" void on_term(int) {
-  for (const int pid : g_pids) kill(pid, SIGKILL);
-  _exit(1);
-}
-
-bool wait_until(const std::function<bool()>& ok, int seconds) {
-  for (int i = 0; i < seconds * 50; ++i) {
-    if (ok()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return ok();
-}
-
-// The number after "key": in /ufab/stats' "port<p>" object (-1 if absent).
-long long port_stat(const std::string& stats, int p, const std::string& key) {
-  const size_t at = stats.find("\"port" + std::to_string(p) + "\":{");
-  if (at == std::string::npos) return -1;
-  const size_t end = stats.find('}', at);
-  return json_number(stats.substr(at, end - at), key);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -114,12 +89,11 @@ int main(int argc, char** argv) {
     return 77;
   }
   const std::string edge = argv[1], core = argv[2], vmgen = argv[3];
-  signal(SIGTERM, on_term);
+  install_kill_on_term();
   const std::string dir = make_test_dir("ufab_edge_vm_boot");
   if (dir.empty()) return 1;
   const std::string tag = std::to_string(getpid());
   const std::string pa = "ufabvbA" + tag, pb = "ufabvbB" + tag, pc = "ufabvbC" + tag;
-  std::vector<std::string> prefixes = {pa, pb, pc};
   write_text(dir + "/A.yaml", config_a(false));
   write_text(dir + "/B.yaml", kConfigB);
   // a2's frames of each run and b's to a2: other flows and sizes per run.
@@ -147,64 +121,45 @@ int main(int argc, char** argv) {
     return c;
   };
   const int pid_b = spawn(edge_cmd(pb, "0", "B", "role=server,socket=" + dir + "/b.sock", false), dir + "/b.out", dir + "/b.err");
-  g_pids.push_back(pid_b);
+  track_process(pid_b);
   ITEST_CHECK(wait_for_text(dir + "/b.out", "VM-pairs", 30), "edge B did not start: %s", read_file(dir + "/b.err").c_str());
   const Spawned sw = spawn_switch_between_edges(core, pc, dir, 15);
-  g_pids.push_back(sw.pid);
+  track_process(sw.pid);
   ITEST_CHECK(sw.ready, "the switch does not listen");
   const int pid_a = spawn(edge_cmd(pa, "1", "A", "role=client,socket=" + dir + "/a.sock", true), dir + "/a.out", dir + "/a.err");
-  g_pids.push_back(pid_a);
+  track_process(pid_a);
   ITEST_CHECK(wait_for_text(dir + "/a.out", "VM-pairs", 30), "edge A did not start: %s", read_file(dir + "/a.err").c_str());
   ITEST_CHECK(read_file(dir + "/a.out").find("ufab-edge rx port=2 mode=dispatch queues=1 rx_worker=0") != std::string::npos,
               "edge A polls port 2, which no VM names");
 
-  int n_vm = 0;
-  const auto start_vm = [&](const std::string& sock, const std::string& in, const std::string& out) {
-    const std::string name = "vm" + std::to_string(++n_vm), prefix = "ufabvb" + name + tag;
-    prefixes.push_back(prefix);
-    std::vector<std::string> c = {vmgen};
-    for (const std::string& s : edge_eal(prefix, "0")) c.push_back(s);
-    c.insert(c.end(), {"--vdev", "net_pcap0,rx_pcap=" + in + ",tx_pcap=" + out, "--vdev",
-                       "net_virtio_user0,path=" + dir + "/" + sock + ",queues=1"});
-    const int pid = spawn(c, dir + "/" + name + ".out", dir + "/" + name + ".err");
-    g_pids.push_back(pid);
-    ITEST_CHECK(wait_for_text(dir + "/" + name + ".out", "forwarding", 30), "%s did not connect: %s", name.c_str(),
-                read_file(dir + "/" + name + ".err").c_str());
-    return pid;
-  };
-  const auto stop_vm = [&](int pid) {
-    kill(pid, SIGTERM);
-    const RunResult r = wait_with_deadline(pid, 20);
-    ITEST_CHECK(!r.timed_out && r.exit_code == 0, "a VM (ufab-vmgen) did not stop cleanly");
-    std::erase(g_pids, pid);
-  };
+  VmGens vms(vmgen, dir, tag);
   const auto a_stat = [&](int port, const char* key) { return port_stat(telemetry(pa, "/ufab/stats"), port, key); };
   const auto b_stat = [&](int port, const char* key) { return port_stat(telemetry(pb, "/ufab/stats"), port, key); };
   const auto a_unknown = [&] { return json_number(telemetry(pa, "/ufab/stats"), "unknown_pair"); };
 
   // 1. a2 boots before A's file names it.
-  int vm_b = start_vm("vmB0.sock", dir + "/empty.pcap", dir + "/b1_out.pcap");
+  int vm_b = vms.start("vmB0.sock", dir + "/empty.pcap", dir + "/b1_out.pcap");
   ITEST_CHECK(wait_until([&] { return b_stat(0, "link_up") == 1; }, 10), "edge B: VM b's port up");
-  int vm_a2 = start_vm("vmA2.sock", dir + "/early.pcap", dir + "/a2_1_out.pcap");
+  int vm_a2 = vms.start("vmA2.sock", dir + "/early.pcap", dir + "/a2_1_out.pcap");
   ITEST_CHECK(wait_until([&] { return a_unknown() == static_cast<long long>(kEarly); }, 20),
               "1: edge A dropped %lld of a2's %zu frames as unknown_pair", a_unknown(), kEarly);
-  stop_vm(vm_a2);
+  vms.stop(vm_a2);
 
   // 2. The file names a2: SIGHUP.
   write_text(dir + "/A.yaml", config_a(true));
   kill(pid_a, SIGHUP);
   ITEST_CHECK(wait_for_text(dir + "/a.out", "ufab-edge reload ok [local VM a2 added (port 2, worker 0): 1 pair(s)]", 10),
               "2: SIGHUP adding a2: %s", read_file(dir + "/a.out").c_str());
-  vm_a2 = start_vm("vmA2.sock", dir + "/up.pcap", dir + "/a2_2_out.pcap");
+  vm_a2 = vms.start("vmA2.sock", dir + "/up.pcap", dir + "/a2_2_out.pcap");
   ITEST_CHECK(wait_until([&] { return b_stat(0, "tx") == static_cast<long long>(kUp); }, 20),
               "2: edge B handed VM b %lld of a2's %zu frames", b_stat(0, "tx"), kUp);
-  stop_vm(vm_b);
+  vms.stop(vm_b);
   ITEST_CHECK(same_frames(up, read_pcap(dir + "/b1_out.pcap")), "2: VM b got a2's frames unchanged");
-  vm_b = start_vm("vmB0.sock", dir + "/back.pcap", dir + "/b2_out.pcap");
+  vm_b = vms.start("vmB0.sock", dir + "/back.pcap", dir + "/b2_out.pcap");
   ITEST_CHECK(wait_until([&] { return a_stat(2, "tx") == static_cast<long long>(kBack); }, 20),
               "2: edge A handed VM a2 %lld of b's %zu frames", a_stat(2, "tx"), kBack);
-  stop_vm(vm_a2);
-  stop_vm(vm_b);
+  vms.stop(vm_a2);
+  vms.stop(vm_b);
   ITEST_CHECK(same_frames(back, read_pcap(dir + "/a2_2_out.pcap")), "2: VM a2 got b's frames unchanged");
 
   // 3. a2 gone from the file: /ufab/reload.
@@ -212,18 +167,19 @@ int main(int argc, char** argv) {
   const std::string reload = telemetry(pa, "/ufab/reload");
   ITEST_CHECK(reload.find("\"changes\":[\"local VM a2 removed: 1 pair(s), 0 queued frame(s) dropped\"]") != std::string::npos,
               "3: reload removing a2: %s", reload.c_str());
-  vm_a2 = start_vm("vmA2.sock", dir + "/gone.pcap", dir + "/a2_3_out.pcap");
+  vm_a2 = vms.start("vmA2.sock", dir + "/gone.pcap", dir + "/a2_3_out.pcap");
   ITEST_CHECK(wait_until([&] { return a_unknown() == static_cast<long long>(kEarly + kGone); }, 20),
               "3: edge A dropped %lld frames as unknown_pair (want %zu)", a_unknown(), kEarly + kGone);
-  stop_vm(vm_a2);
+  vms.stop(vm_a2);
 
   const auto stop = [](int pid) {
     kill(pid, SIGTERM);
     return wait_with_deadline(pid, 30);
   };
   const RunResult ra = stop(pid_a), rb = stop(pid_b), rc = stop(sw.pid);
-  g_pids.clear();
-  for (const std::string& p : prefixes) remove_dpdk_runtime(p);
+  untrack_all();
+  for (const std::string& p : {pa, pb, pc}) remove_dpdk_runtime(p);
+  for (const std::string& p : vms.prefixes()) remove_dpdk_runtime(p);
   const std::string out_a = read_file(dir + "/a.out"), out_b = read_file(dir + "/b.out");
   std::printf("edge A:\n%sedge B:\n%s", out_a.c_str(), out_b.c_str());
   ITEST_CHECK(!ra.timed_out && ra.exit_code == 0, "edge A failed (timed out %d, exit %d)", ra.timed_out, ra.exit_code);
