@@ -6,8 +6,9 @@
 // receiver-side pairs and its queues are touched by one core).
 //
 // A port's RX queue 0 is polled by one worker (its RX lcore): a VM port by
-// the owner of its first VM, each fabric port by the worker with the fewest
-// ports so far. Frames of a VM owned by another worker go to that worker's RX ring
+// the owner of its first VM, each fabric port, then each VM-side port no VM
+// names at start-up (kept for VMs a reload adds, local_vms.hpp), by the
+// worker with the fewest ports so far. Frames of a VM owned by another worker go to that worker's RX ring
 // (software dispatch; RSS on the outer or inner header cannot land a frame at
 // its VM's owner, and the rte_flow steering rule is a hook, see dispatch.hpp).
 // Fabric frames are dispatched by the shim's wire pair id: its source VM id
