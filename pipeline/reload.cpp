@@ -41,7 +41,7 @@ std::string where(const std::string& file, const YAML::Node& n) {
   return s.str();
 }
 
-const char* kRestart = "changed, needs a restart; nothing applied";
+constexpr const char* kRestart = "changed, needs a restart; nothing applied";
 
 }  // namespace
 
@@ -72,6 +72,52 @@ std::string vm_fields(const edge::VmCfg& a, const edge::VmCfg& b, const char* la
   note("ip", edge::ip4_text(a.ip), edge::ip4_text(b.ip));
   note("ip6", ip6_or_none(a.ip6), ip6_or_none(b.ip6));
   note(last, x, y);
+  return out;
+}
+
+std::string labels_text(const std::vector<uint16_t>& labels) {
+  std::string s = "[";
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (i != 0) s += ", ";
+    s += std::to_string(labels[i]);
+  }
+  return s + "]";
+}
+
+// What differs between two entries of one host (HostCfg::same_as is false).
+std::string host_fields(const edge::HostCfg& a, const edge::HostCfg& b) {
+  std::string out;
+  const auto note = [&](const char* field, const std::string& from, const std::string& to) {
+    if (from == to) return;
+    if (!out.empty()) out += ", ";
+    out += std::string(field) + " " + from + " -> " + to;
+  };
+  const auto paths = [](const std::vector<edge::PathCfg>& ps) {
+    std::string s = "[";
+    for (size_t i = 0; i < ps.size(); ++i) {
+      if (i != 0) s += ", ";
+      s += labels_text(ps[i].labels);
+    }
+    return s + "]";
+  };
+  // Each path's UDP source port and uplink ("udp/port"), which the labels do not show.
+  const auto ports = [](const std::vector<edge::PathCfg>& ps) {
+    std::string s;
+    for (const edge::PathCfg& p : ps) {
+      if (!s.empty()) s += " ";
+      s += std::to_string(p.udp_src_port);
+      s += "/";
+      s += std::to_string(p.port);
+    }
+    return s;
+  };
+  const auto reply = [&](const edge::PathCfg& p) { return labels_text(p.labels) + " " + ports({p}); };
+  note("ip", edge::ip4_text(a.ip), edge::ip4_text(b.ip));
+  note("mac", edge::mac_text(a.mac), edge::mac_text(b.mac));
+  note("base_rtt_us", std::to_string(a.base_rtt_ns / 1000), std::to_string(b.base_rtt_ns / 1000));
+  note("paths", paths(a.paths), paths(b.paths));
+  if (paths(a.paths) == paths(b.paths)) note("paths' udp_src_port/port", ports(a.paths), ports(b.paths));
+  note("reply_path", reply(a.reply_path), reply(b.reply_path));
   return out;
 }
 
@@ -126,13 +172,13 @@ void diff_local(const edge::EdgeConfig& running, const edge::EdgeConfig& next, c
       [&](size_t i) { return next.vms[i]; }, &vm_at, d.local_vms);
 }
 
-std::string diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig& next,
-                        const std::vector<std::string>& host_at, ReloadDiff& d) {
+void diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig& next, ReloadDiff& d) {
   // Hosts by name. live_host[i]: where next.hosts[i] is (or will be) in the
   // running cfg.hosts: its own index, or appended after the others.
   std::unordered_map<std::string, size_t> in_next;
   for (size_t i = 0; i < next.hosts.size(); ++i) in_next[next.hosts[i].name] = i;
   std::vector<uint32_t> live_host(next.hosts.size(), UINT32_MAX);
+  std::vector<std::string> changed(next.hosts.size());  // by the file's index: a changed host's fields
   for (size_t h = 0; h < running.hosts.size(); ++h) {
     const edge::HostCfg& a = running.hosts[h];
     if (a.removed) continue;
@@ -145,8 +191,16 @@ std::string diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig&
       d.hosts.push_back(std::move(ch));
       continue;
     }
-    if (!a.same_as(next.hosts[it->second]))
-      return host_at[it->second] + ": hosts[" + std::to_string(it->second) + "] (" + a.name + "): " + kRestart;
+    if (!a.same_as(next.hosts[it->second])) {
+      // Changed: removed, then added anew below (a new entry); its VMs change with it.
+      HostChange ch;
+      ch.added = false;
+      ch.running = static_cast<uint32_t>(h);
+      ch.host = a;
+      ch.fields = changed[it->second] = host_fields(a, next.hosts[it->second]);
+      d.hosts.push_back(std::move(ch));
+      continue;
+    }
     live_host[it->second] = static_cast<uint32_t>(h);
   }
   auto appended = static_cast<uint32_t>(running.hosts.size());
@@ -155,6 +209,7 @@ std::string diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig&
     live_host[i] = appended++;
     HostChange ch;
     ch.host = next.hosts[i];
+    ch.fields = changed[i];
     d.hosts.push_back(std::move(ch));
   }
 
@@ -163,7 +218,10 @@ std::string diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig&
   diff_by_id(
       running.remote_vms, next.remote_vms,
       [&](const edge::VmCfg& a, const edge::VmCfg& b) {
-        return vm_fields(a, b, "host", running.hosts[a.host].name, next.hosts[b.host].name);
+        std::string f = vm_fields(a, b, "host", running.hosts[a.host].name, next.hosts[b.host].name);
+        if (!changed[b.host].empty() && running.hosts[a.host].name == next.hosts[b.host].name)
+          f += (f.empty() ? "host " : ", host ") + next.hosts[b.host].name + " changed";  // a VM on a changed host
+        return f;
       },
       [&](size_t i) {
         edge::VmCfg v = next.remote_vms[i];
@@ -171,7 +229,6 @@ std::string diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig&
         return v;
       },
       nullptr, d.vms);
-  return "";
 }
 
 std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_text, const std::vector<double>& live_bps,
@@ -216,11 +273,11 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
     if (n.guarantee_bps != live_bps[t] || cls != live_class[t])
       d.tenants.push_back(TenantChange{n.vni, live_bps[t], n.guarantee_bps, live_class[t], cls});
   }
-  std::vector<std::string> host_at, vm_at;
-  for (size_t i = 0; i < next.hosts.size(); ++i) host_at.push_back(where(cfg.file, b["hosts"][i]));
+  std::vector<std::string> vm_at;
   for (size_t i = 0; i < next.vms.size(); ++i) vm_at.push_back(where(cfg.file, b["vms"][i]) + ": vms[" + std::to_string(i) + "]");
   diff_local(cfg, next, vm_at, d);
-  return diff_remote(cfg, next, host_at, d);
+  diff_remote(cfg, next, d);
+  return "";
 }
 
 }  // namespace ufab::pipeline

@@ -4,9 +4,9 @@
 // without a restart: a tenant's guarantee_gbps (Alg. 1's phi_alpha) and its
 // weight_class (a class, or auto: from the guarantee, against the unit the
 // edge started with), with queued packets kept; the remote VMs, added,
-// removed or changed, and the hosts, added or removed (remote_vms.hpp); the
+// removed or changed, and the hosts, added, removed or changed (remote_vms.hpp); the
 // local VMs, added, removed or changed, on the edge's VM-side ports
-// (local_vms.hpp). Anything else (ports, a host's address or paths,
+// (local_vms.hpp). Anything else (the edge's own address and ports,
 // parameters, tenants added or removed) is rejected naming the first field
 // that differs, and nothing is applied.
 #pragma once
@@ -28,12 +28,14 @@ struct TenantChange {
 };
 
 // A host the file adds or removes, matched by name. A host in both with
-// another address, MAC, base RTT or paths needs a restart (its pairs'
-// paths and windows stand on them).
+// another address, MAC, base RTT or paths is changed: removed and added
+// anew, and each remote VM on it changed (its pairs start over: their
+// paths, windows and RTTs stood on the old ones).
 struct HostChange {
   bool added = true;
   uint32_t running = 0;  // removed: its index in the running cfg.hosts
   edge::HostCfg host;    // added: the file's entry
+  std::string fields;    // a changed host's removal and addition: what differs, e.g. "paths [[2]] -> [[3]]"
 };
 
 // A VM the file adds, removes or changes, matched by its VM id (the wire's
@@ -61,12 +63,11 @@ struct ReloadDiff {
 };
 
 // The running configuration's hosts and remote VMs (those not removed)
-// against the file's: the hosts' changes (or the error of a host that
-// changed), then the remote VMs' (removals and changes in the running
-// order, then additions in the file's order). host_at[i]: where the
-// file's hosts[i] is ("file:line:col"), for the error.
-std::string diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig& next,
-                        const std::vector<std::string>& host_at, ReloadDiff& d);
+// against the file's: the hosts' changes (removals, a changed host's
+// among them, in the running order; then additions in the file's, a
+// changed host's new entry among them), then the remote VMs' (removals and
+// changes in the running order, then additions in the file's order).
+void diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig& next, ReloadDiff& d);
 
 // The running configuration's local VMs (those not removed) against the
 // file's, by id: removals and changes in the running order, then additions

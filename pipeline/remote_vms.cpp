@@ -144,12 +144,13 @@ std::string apply_vms(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::
 
   // Hosts: removed (their probes are then unknown; the entry stays for the
   // finishes of their VMs' pairs), then added, appended in the order
-  // diff_remote gave their VMs' host indices.
+  // diff_remote gave their VMs' host indices. A changed host is both: a new
+  // entry, with no drained path, and its VMs changed with it (below).
   for (const HostChange& h : d.hosts) {
     if (h.added) continue;
     e.on_workers([&](EdgeState& s) { s.remove_host(h.running); });
     c.hosts[h.running].removed = true;
-    out.push_back("host " + h.host.name + " removed");
+    out.push_back("host " + h.host.name + (h.fields.empty() ? " removed" : " changed (" + h.fields + ")"));
   }
   for (const HostChange& h : d.hosts) {
     if (!h.added) continue;
@@ -158,7 +159,8 @@ std::string apply_vms(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::
     --e.host_room;
     e.control.drained.emplace_back(h.host.paths.size(), false);
     e.on_workers([&](EdgeState& s) { s.add_host(idx); });
-    out.push_back("host " + h.host.name + " added (" + std::to_string(h.host.paths.size()) + " path(s))");
+    out.push_back("host " + h.host.name + (h.fields.empty() ? " added (" : " re-added (") +
+                  std::to_string(h.host.paths.size()) + " path(s))");
   }
 
   // Removals first (a changed VM's new keys may be its old ones), in one

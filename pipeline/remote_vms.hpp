@@ -21,6 +21,9 @@
 //    marked removed, so that every other index holds.
 //  - Changed (the same VM id with another host, address, MAC, name or
 //    tenant): removed, then added as a new entry with new pairs.
+//  - A host changed (the same name with another address, MAC, base RTT or
+//    paths): removed and added as a new entry, and each VM on it changed,
+//    since its pairs' paths, windows and RTTs stood on the old ones.
 //
 // All or nothing: the room (entries, each worker's slots) is checked before
 // anything is applied, and a reload that needs more is refused naming the

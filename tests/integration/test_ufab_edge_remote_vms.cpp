@@ -2,7 +2,7 @@
 // in process on a real Edge (one worker). Local VMs a1 and a2 of tenant 100
 // (port 0); remote VMs b1, b2 on host hB at start: pairs a1->b1, a1->b2,
 // a2->b1, a2->b2 (slots and indices 0..3); params.spare_pairs 6 (10 slots),
-// params.spare_remote_vms 6. Each step checks the exact counts and
+// params.spare_remote_vms 8. Each step checks the exact counts and
 // rx = queued + dropped + what waits in port 0's TX buffer (ARP answers):
 //  1. a1 sends 3 frames to b1, 2 to b2; a2 1 to b2; a1 1 to 192.168.0.13
 //     (no VM yet: unknown_pair) and asks ARP for .13 (arp_unanswered).
@@ -14,8 +14,8 @@
 //  3. Reload: b1 moves to hC. Its pairs leave with b1's 3 frames; its new
 //     pairs (indices 6, 7) take the slots b2's pairs freed (their finish
 //     done), on host hC; a1's next frames to b1 queue there.
-//  4. Reloads that need more room are refused and apply nothing: 5 VMs to
-//     add with room for 4 entries; 4 VMs (8 pairs) with 6 slots left.
+//  4. Reloads that need more room are refused and apply nothing: 7 VMs to
+//     add with room for 6 entries; 4 VMs (8 pairs) with 6 slots left.
 //  5. Reload: b4 added, in the 2 slots b1's old pairs freed; the same file
 //     again changes nothing.
 //  6. Hosts: with hB's path 0 drained and b4 removed, one reload removes
@@ -24,6 +24,10 @@
 //     are in the worker's tables at index 2 (hC's entry stays, its address
 //     out, and a drain of it is refused), b1's and b5's pairs are on hD
 //     with its RTT, b6's pairs have hB's path 0 drained as b3's.
+//  7. Host hB changes (base RTT 200 us, a second path): refused while b6's
+//     pairs would need more slots than there are; without b6, hB is
+//     removed and added anew (index 3, two routes), b3's pairs start over
+//     on it (T 200 us, no drained path; its 6 queued frames dropped).
 //
 // And the receiver side (fabric_rx.cpp): with params.max_incoming 2 and
 // idle_finish_ms 1, probes from b1 and b2 take the two slots and b3's is
@@ -86,7 +90,7 @@ const char* kHD = "  - {name: hD, ip: 10.0.0.4, mac: \"02:00:00:00:00:04\", base
 
 std::string config(const std::string& remotes, const std::string& more_hosts = "", bool with_hc = true) {
   return R"(edge: {fabric_port: 1, ip: 10.0.0.1, mac: "02:00:00:00:00:01"}
-params: {unit_bw_gbps: 1, spare_pairs: 6, spare_remote_vms: 6}
+params: {unit_bw_gbps: 1, spare_pairs: 6, spare_remote_vms: 8}
 tenants:
   - {vni: 100, guarantee_gbps: 1}
 vms:
@@ -164,7 +168,7 @@ void run(const std::string& dir) {
               "2: slots: b3 in %u, %u; live %zu, spare %zu", a1b3, a2b3, s.live_pairs(), s.spare_slots());
   ITEST_CHECK(s.vm_pairs[0] == std::vector<uint32_t>({0, 4}) && s.vm_pairs[1] == std::vector<uint32_t>({2, 5}),
               "2: Alg. 1's pairs per VM");
-  ITEST_CHECK(r.e.cfg.remote_vms.size() == 3 && r.e.cfg.remote_vms[1].removed && r.e.remote_vm_room == 5,
+  ITEST_CHECK(r.e.cfg.remote_vms.size() == 3 && r.e.cfg.remote_vms[1].removed && r.e.remote_vm_room == 7,
               "2: entries %zu, room %u", r.e.cfg.remote_vms.size(), r.e.remote_vm_room);
   balanced("2", 3);
   const size_t f4 = 400, f6 = 500;
@@ -206,8 +210,9 @@ void run(const std::string& dir) {
 
   // 4. Not enough room: nothing applied.
   const std::string three = b(1, "hC") + b(3, "hB");
-  rr = reload(three + b(4, "hB") + b(5, "hB") + b(6, "hB") + b(7, "hB") + b(8, "hB"));
-  ITEST_CHECK(!rr.ok && rr.error == file + ": remote_vms: 5 VM(s) to add, room for 4 more (params.spare_remote_vms: 6 "
+  rr = reload(three + b(4, "hB") + b(5, "hB") + b(6, "hB") + b(7, "hB") + b(8, "hB") + b(9, "hB") +
+              "  - {name: b10, id: 20, tenant: 100, ip: 192.168.0.20, host: hB}\n");
+  ITEST_CHECK(!rr.ok && rr.error == file + ": remote_vms: 7 VM(s) to add, room for 6 more (params.spare_remote_vms: 8 "
                                            "over the edge's life; raise it and restart); nothing applied",
               "4: %s", rr.error.c_str());
   rr = reload(three + b(4, "hB") + b(5, "hB") + b(6, "hB") + b(7, "hB"));
@@ -215,7 +220,7 @@ void run(const std::string& dir) {
                                            "6 per worker; a removed pair's slot frees once its finish is done); "
                                            "nothing applied",
               "4: %s", rr.error.c_str());
-  ITEST_CHECK(r.e.cfg.remote_vms.size() == 4 && r.e.remote_vm_room == 4 && s.pairs.size() == 6 && s.live_pairs() == 4 &&
+  ITEST_CHECK(r.e.cfg.remote_vms.size() == 4 && r.e.remote_vm_room == 6 && s.pairs.size() == 6 && s.live_pairs() == 4 &&
                   slot_of(1, 4) == pipeline::HashTable::kMiss,
               "4: refused reloads applied nothing");
   balanced("4", 8);
@@ -269,12 +274,52 @@ void run(const std::string& dir) {
               "6: drain of the removed host");
   ITEST_CHECK(drops(pipeline::Drop::pair_removed) == 9, "6: pair_removed %llu", drops(pipeline::Drop::pair_removed));
   balanced("6", 6);
+
+  // 7. hB changes (base RTT 100 -> 200 us, a second path): removed and
+  // added anew, its VMs' pairs made again towards the new entry. With b6
+  // still on it there is no room (4 pairs to make, 2 slots: b1's old
+  // pairs'), and nothing is applied; without b6, b3's pairs start over.
+  const auto with_new_hb = [&](const std::string& remotes) {
+    std::string t = config(remotes, kHD, false);
+    const std::string hb = "base_rtt_us: 100, paths: [[1]]}";
+    t.replace(t.find(hb), hb.size(), "base_rtt_us: 200, paths: [[1], [5]]}");
+    write_text(file, t);
+    return r.e.control.reload(now);
+  };
+  const uint32_t kHbIp = 0x0a000002;
+  rr = with_new_hb(b(1, "hD") + b(3, "hB") + b(5, "hD") + b(6, "hB"));
+  ITEST_CHECK(!rr.ok && rr.error.find("remote_vms: worker 0 needs 4 VM-pair slot(s), has 2") != std::string::npos &&
+                  s.host_by_ip.lookup(&kHbIp) == 0 && r.e.cfg.hosts.size() == 3 && s.live_pairs() == 8,
+              "7: no room: %s", rr.error.c_str());
+  rr = with_new_hb(b(1, "hD") + b(3, "hB") + b(5, "hD"));
+  ITEST_CHECK(rr.ok && joined(rr.changes) ==
+                           "[host hB changed (base_rtt_us 100 -> 200, paths [[1]] -> [[1], [5]])]"
+                           "[host hB re-added (2 path(s))]"
+                           "[remote VM b3 changed (host hB changed): 2 pair(s) removed, 6 queued frame(s) dropped]"
+                           "[remote VM b6 removed: 2 pair(s), 0 queued frame(s) dropped]"
+                           "[remote VM b3 re-added (host hB): 2 pair(s)]",
+              "7: hB changed: %s %s", rr.error.c_str(), joined(rr.changes).c_str());
+  for (const uint32_t local : {1u, 2u}) {
+    const uint32_t p = slot_of(local, 3);
+    ITEST_CHECK(p != pipeline::HashTable::kMiss && s.live(p) && s.meta[p].host == 3 && s.pairs[p].base_rtt() == 200'000 &&
+                    !s.pairs[p].path_drained(0),
+                "7: a%u->b3 on hB's new entry (host %u, T %llu ns), its old drain gone", local, s.meta[p].host,
+                static_cast<unsigned long long>(s.pairs[p].base_rtt()));
+  }
+  ITEST_CHECK(s.hosts.size() == 4 && s.host_by_ip.lookup(&kHbIp) == 3 && s.hosts[3].routes.size() == 2 &&
+                  r.e.cfg.hosts[0].removed && r.e.control.drained.size() == 4 && r.e.host_room == 62 &&
+                  drops(pipeline::Drop::pair_removed) == 15,
+              "7: hB at %u with %zu routes; pair_removed %llu", s.host_by_ip.lookup(&kHbIp), s.hosts[3].routes.size(),
+              drops(pipeline::Drop::pair_removed));
+  burst({vm_frame(kA1, ip_of_b(3), 1000, 100, 18)});
+  ITEST_CHECK(s.sched.backlog_packets(slot_of(1, 3)) == 1, "7: a1->b3 queues again");
+  balanced("7", 1);
 }
 
 // Receiver-side pair slots reused once their pair finished and went silent.
 void incoming_slots() {
   std::string c = config(b(1, "hB"));
-  c.replace(c.find("spare_remote_vms: 6}"), 20, "spare_remote_vms: 6, max_incoming: 2, idle_finish_ms: 1}");
+  c.replace(c.find("spare_remote_vms: 8}"), 20, "spare_remote_vms: 8, max_incoming: 2, idle_finish_ms: 1}");
   EdgeRig r(c, "rvmin");
   pipeline::EdgeState& s = r.s;
   constexpr uint32_t kHostB = 0x0a000002;
