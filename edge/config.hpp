@@ -104,18 +104,16 @@ struct EdgeConfig {
   uint32_t queue_capacity = 64;       // packets per flow FIFO
   uint32_t flows_per_pair = 4;
   uint32_t max_incoming = 4096;       // receiver-side pairs (TokenAdmission)
-  // Room for remote VMs a reload adds (pipeline/remote_vms.hpp): entries
-  // appended to remote_vms over the edge's life (a removed VM's entry is not
-  // reused; a VM that moves to another host takes a new one), hosts
-  // likewise (spare_hosts), and VM-pair
-  // slots per worker beyond its pairs at start-up (a removed pair's slot
-  // is reused once its finish is done). Sized at start-up, so a reload that
+  // Room for what reloads add (pipeline/remote_vms.hpp, local_vms.hpp):
+  // remote VM, host and local VM entries beyond those at start-up, and VM-pair
+  // slots per worker beyond its pairs at start-up. A removed entry is
+  // reused once no pair slot names it (pipeline/entries.hpp), a removed
+  // pair's slot once its finish is done: these bound what exists at once,
+  // not how many changes an edge sees. Sized at start-up, so a reload that
   // needs more is refused, naming which, and applies nothing.
   uint32_t spare_remote_vms = 1024;
   uint32_t spare_pairs = 256;
-  uint32_t spare_hosts = 64;  // hosts reloads may add over the edge's life
-  // Local VMs a reload may add over the edge's life (pipeline/local_vms.hpp):
-  // entries appended to vms, on a VM-side port the edge already has.
+  uint32_t spare_hosts = 64;
   uint32_t spare_local_vms = 64;
   uint64_t seed = 1;
   // false: benchmarks only (deploy/ufab bench edge). The scheduler's windows

@@ -29,11 +29,17 @@ void Control::init() {
 double Control::add_vm(size_t v) {
   const edge::EdgeConfig& c = e_.cfg;
   const double phi = guarantee_bps[c.tenant_index(c.vms[v].vni)] / 8.0 / c.params.unit_bw_Bps;
-  senders_.emplace_back(phi);
-  receivers_.emplace_back(phi);
-  receivers_.back().resize(c.max_incoming);  // reserved, so that a round does not allocate
-  receivers_.back().resize(0);
-  sender_seen_.push_back(kStale);
+  if (v == senders_.size()) {
+    senders_.emplace_back(phi);
+    receivers_.emplace_back(phi);
+    sender_seen_.push_back(kStale);
+  } else {  // a removed VM's entry, taken anew (entries.hpp)
+    senders_[v] = VmTokens(phi);
+    receivers_[v] = VmTokens(phi);
+    sender_seen_[v] = kStale;
+  }
+  receivers_[v].resize(c.max_incoming);  // reserved, so that a round does not allocate
+  receivers_[v].resize(0);
   return phi;
 }
 

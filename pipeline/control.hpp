@@ -75,8 +75,9 @@ class Control {
   // Sizes Alg. 1's per-VM scratch to each VM's pairs (init, and after
   // VMs were added), so that a token round does not allocate.
   void reserve_tokens();
-  // Alg. 1's state for local VM v, just appended to cfg.vms (local_vms.hpp):
-  // its tenant's tokens phi_alpha as in force now, which it returns.
+  // Alg. 1's state for local VM v, just appended to cfg.vms or written into
+  // a free entry (local_vms.hpp): its tenant's tokens phi_alpha as in force
+  // now, which it returns.
   double add_vm(size_t v);
 
  private:

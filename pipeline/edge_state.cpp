@@ -195,7 +195,10 @@ void EdgeState::add_host(uint32_t index) {
   hr.reply_src_port = h.reply_path.udp_src_port;
   hr.reply_port = h.reply_path.port;
   add_configured(host_by_ip, &h.ip, index, "host IP");
-  hosts.push_back(std::move(hr));
+  if (index < hosts.size())
+    hosts[index] = std::move(hr);  // a removed host's entry no slot names any more (entries.hpp)
+  else
+    hosts.push_back(std::move(hr));
 }
 
 uint32_t EdgeState::add_pair(size_t v, size_t r, uint32_t global) {

@@ -181,9 +181,9 @@ class EdgeState {
   HierScheduler<rte_mbuf*> sched;
   // Per host (cfg.hosts' order), with room for params.spare_hosts more.
   std::vector<HostRoutes> hosts;
-  // Host cfg.hosts[h]'s routes and its address (host_by_ip), appended; its
-  // address out again (a host removed: its entry stays for the finishes of
-  // its VMs' pairs). remote_vms.hpp.
+  // Host cfg.hosts[h]'s routes and its address (host_by_ip), appended (or in
+  // a free entry, entries.hpp); its address out again (a host removed: its
+  // entry stays for the finishes of its VMs' pairs). remote_vms.hpp.
   void add_host(uint32_t h);
   void remove_host(uint32_t h);
   std::vector<uint16_t> vm_ports;  // distinct VM-side ports, in config order

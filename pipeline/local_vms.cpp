@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "pipeline/edge.hpp"
+#include "pipeline/entries.hpp"
 #include "pipeline/remote_vms.hpp"
 
 namespace ufab::pipeline {
@@ -67,8 +68,8 @@ size_t remote_after(const edge::EdgeConfig& c, const ReloadDiff& d, uint32_t vni
 
 }  // namespace
 
-std::string plan_local(const Edge& e, const ReloadDiff& d, const std::vector<size_t>& live, std::vector<size_t>& need,
-                       LocalPlan& plan) {
+std::string plan_local(const Edge& e, const ReloadDiff& d, const std::vector<size_t>& live, size_t free_entries,
+                       std::vector<size_t>& need, LocalPlan& plan) {
   const edge::EdgeConfig& c = e.cfg;
   const auto n_ports = e.layout.rx_mode.size();
   size_t entries = 0;
@@ -79,10 +80,10 @@ std::string plan_local(const Edge& e, const ReloadDiff& d, const std::vector<siz
       return ch.at + ".port " + std::to_string(ch.vm.port) + " does not exist (" +
              std::to_string(n_ports) + " DPDK ports)";
   }
-  if (entries > e.local_vm_room)
+  if (entries > free_entries + e.local_vm_room)
     return c.file + ": vms: " + std::to_string(entries) + " local VM(s) to add, room for " +
-           std::to_string(e.local_vm_room) + " more (params.spare_local_vms: " + std::to_string(c.spare_local_vms) +
-           " over the edge's life; raise it and restart)";
+           std::to_string(free_entries + e.local_vm_room) + " more (params.spare_local_vms: " +
+           std::to_string(c.spare_local_vms) + " beyond the start-up VMs; a removed VM's entry is free once its pairs are gone)";
   // Each new VM to the worker with the fewest pairs once this reload is
   // done (ties to the lower worker), as the layout placed the VMs at
   // start-up; a changed VM stays on its worker.
@@ -137,51 +138,60 @@ void remove_local(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::stri
   }
 }
 
-void add_local(Edge& e, const ReloadDiff& d, const LocalPlan& plan, std::vector<std::string>& out) {
+void add_local(Edge& e, const ReloadDiff& d, const LocalPlan& plan, std::vector<uint32_t>& free,
+               std::vector<std::string>& out) {
   edge::EdgeConfig& c = e.live_cfg();
-  const auto first = static_cast<uint32_t>(c.vms.size());
+  std::vector<uint32_t> entry;  // the entries of the VMs added, in the diff's order
   std::vector<NewPair> made;
   std::vector<double> tokens;
   std::vector<bool> again;
-  size_t k = 0;
+  size_t k = 0, next_free = 0;
   for (const VmChange& ch : d.local_vms) {
     if (ch.kind == VmChange::Kind::removed) continue;
-    const auto v = static_cast<uint32_t>(c.vms.size());
     edge::VmCfg vm = ch.vm;
     vm.removed = false;
-    c.vms.push_back(std::move(vm));  // within the capacity reserved at start-up: nothing moves
-    e.layout.vm_owner.push_back(plan.owner[k++]);  // likewise
-    --e.local_vm_room;
+    uint32_t v = FreeEntries::take(free, next_free);
+    if (v == UINT32_MAX) {
+      v = static_cast<uint32_t>(c.vms.size());
+      c.vms.push_back(std::move(vm));  // within the capacity reserved at start-up: nothing moves
+      e.layout.vm_owner.push_back(plan.owner[k]);  // likewise
+      --e.local_vm_room;
+    } else {
+      c.vms[v] = std::move(vm);  // no worker reads it now: no table or slot names it
+      e.layout.vm_owner[v] = plan.owner[k];
+    }
+    ++k;
+    entry.push_back(v);
     again.push_back(ch.kind == VmChange::Kind::changed);
     tokens.push_back(e.control.add_vm(v));
     for (size_t r = 0; r < c.remote_vms.size(); ++r)
       if (!c.remote_vms[r].removed && c.remote_vms[r].vni == c.vms[v].vni) made.push_back({v, r, e.next_pair_index++});
   }
-  const auto end = static_cast<uint32_t>(c.vms.size());
-  if (first == end) return;
+  if (entry.empty()) return;
   std::vector<uint32_t> slot_of(made.size(), EdgeState::kNoSlot);
   std::string failed;
   e.on_workers([&](EdgeState& s) {
     try {
-      for (uint32_t v = first; v < end; ++v) s.add_local_vm(v, tokens[v - first]);
+      for (size_t i = 0; i < entry.size(); ++i) s.add_local_vm(entry[i], tokens[i]);
       make_pairs(e, s, made, slot_of);
     } catch (const std::exception& x) {  // not reached: the file's checks and the room's
       failed = x.what();
     }
   });
   // Now its id names it: fabric frames for it go to its owner.
-  for (uint32_t v = first; v < end; ++v) e.layout.set_local_vm(c.vms[v].id, static_cast<int32_t>(v));
-  std::vector<size_t> added(end - first, 0), wanted(end - first, 0);
-  for (size_t i = 0; i < made.size(); ++i) {
-    ++wanted[made[i].v - first];
-    added[made[i].v - first] += slot_of[i] != EdgeState::kNoSlot;
-  }
-  for (uint32_t v = first; v < end; ++v) {
+  for (const uint32_t v : entry) e.layout.set_local_vm(c.vms[v].id, static_cast<int32_t>(v));
+  for (size_t i = 0; i < entry.size(); ++i) {
+    const uint32_t v = entry[i];
     const edge::VmCfg& vm = c.vms[v];
-    std::string line = "local VM " + vm.name + (again[v - first] ? " re-added" : " added") + " (port " +
-                       std::to_string(vm.port) + ", worker " + std::to_string(e.layout.vm_owner[v]) +
-                       "): " + std::to_string(added[v - first]) + " pair(s)";
-    if (added[v - first] != wanted[v - first]) line += ", " + std::to_string(wanted[v - first] - added[v - first]) + " not made";
+    size_t added = 0, wanted = 0;
+    for (size_t j = 0; j < made.size(); ++j) {
+      if (made[j].v != v) continue;
+      ++wanted;
+      added += slot_of[j] != EdgeState::kNoSlot;
+    }
+    std::string line = "local VM " + vm.name + (again[i] ? " re-added" : " added") + " (port " + std::to_string(vm.port) +
+                       ", worker " + std::to_string(e.layout.vm_owner[v]) + "): " + std::to_string(added) + " pair(s)";
+    if (added != wanted) line += ", " + std::to_string(wanted - added) + " not made";
     if (!failed.empty()) line += " (" + failed + ")";
     out.push_back(line);
   }

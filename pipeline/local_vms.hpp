@@ -4,8 +4,9 @@
 // vhost-user socket kept for it, or a port several VMs share, as behind
 // OVS), stops, or moves to another port, while the edge runs:
 //
-//  - Added: an entry is appended to cfg.vms (reserved at start-up for
-//    params.spare_local_vms more, as remote_vms.hpp does for remote VMs),
+//  - Added: a free entry of cfg.vms is taken (entries.hpp) or one is
+//    appended (reserved at start-up for params.spare_local_vms more, as
+//    remote_vms.hpp does for remote VMs),
 //    owned by the worker with the fewest live pairs (a changed VM keeps its
 //    worker). Every worker adds it to the tables each has for every local VM
 //    (decapsulation, dispatch, local switching, IPv6: EdgeState::add_local_vm);
@@ -49,16 +50,18 @@ struct LocalPlan {
 // Local VMs (cfg.vms indices) that d removes or changes.
 std::vector<uint8_t> leaving_local(const edge::EdgeConfig& c, const ReloadDiff& d);
 
-// Checks what d.local_vms needs: entries (params.spare_local_vms), ports
-// that exist; picks each new VM's worker (live[w]: worker w's live pairs,
-// need[w]: the slots other additions take there) and adds its pairs' slots
-// to need. "" or why nothing can be applied (the caller adds "; nothing
-// applied").
-std::string plan_local(const Edge& e, const ReloadDiff& d, const std::vector<size_t>& live, std::vector<size_t>& need,
-                       LocalPlan& plan);
+// Checks what d.local_vms needs: entries (free_entries removed ones no
+// slot names, entries.hpp, then params.spare_local_vms), ports that exist;
+// picks each new VM's worker (live[w]: worker w's live pairs, need[w]: the
+// slots other additions take there) and adds its pairs' slots to need. ""
+// or why nothing can be applied (the caller adds "; nothing applied").
+std::string plan_local(const Edge& e, const ReloadDiff& d, const std::vector<size_t>& live, size_t free_entries,
+                       std::vector<size_t>& need, LocalPlan& plan);
 // The local VMs d removes or changes leave (apply_vms, after the remote VMs').
 void remove_local(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::string>& out);
-// The local VMs d adds or changes join, on plan's workers (after the remote VMs').
-void add_local(Edge& e, const ReloadDiff& d, const LocalPlan& plan, std::vector<std::string>& out);
+// The local VMs d adds or changes join, on plan's workers (after the remote
+// VMs'), in the entries of `free` (removed ones no slot names) first.
+void add_local(Edge& e, const ReloadDiff& d, const LocalPlan& plan, std::vector<uint32_t>& free,
+               std::vector<std::string>& out);
 
 }  // namespace ufab::pipeline

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "pipeline/edge.hpp"
+#include "pipeline/entries.hpp"
 #include "pipeline/local_vms.hpp"
 #include "pipeline/log.hpp"
 
@@ -104,12 +105,15 @@ std::string apply_vms(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::
     if (e.shards[0]->offload.marks(static_cast<uint16_t>(p)))
       return c.file + ": " + (changes.empty() ? "vms" : "remote_vms") + ": changed, needs a restart while port " +
              std::to_string(p) + " classifies by rte_flow MARK rules (they name pair slots)" + kNothing;
+  // Entries: removed ones nothing names any more first (entries.hpp), then
+  // the room reserved at start-up.
+  FreeEntries free = free_entries(e);
   size_t hosts_added = 0;
   for (const HostChange& h : d.hosts) hosts_added += h.added;
-  if (hosts_added > e.host_room)
+  if (hosts_added > free.hosts.size() + e.host_room)
     return c.file + ": hosts: " + std::to_string(hosts_added) + " host(s) to add, room for " +
-           std::to_string(e.host_room) + " more (params.spare_hosts: " + std::to_string(c.spare_hosts) +
-           " over the edge's life; raise it and restart)" + kNothing;
+           std::to_string(free.hosts.size() + e.host_room) + " more (params.spare_hosts: " + std::to_string(c.spare_hosts) +
+           " beyond the start-up hosts; a removed host's entry is free once its VMs' pairs are gone)" + kNothing;
   // The room: entries to append, and each worker's slots for the pairs of
   // the VMs added (a removed pair's slot frees only once its finish is done):
   // a remote VM's with each local VM of its tenant that stays, a local VM's
@@ -123,18 +127,18 @@ std::string apply_vms(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::
     for (size_t v = 0; v < c.vms.size(); ++v)
       if (!c.vms[v].removed && !leaving[v]) need[e.layout.vm_owner[v]] += c.vms[v].vni == ch.vm.vni;
   }
-  if (entries > e.remote_vm_room)
+  if (entries > free.remote_vms.size() + e.remote_vm_room)
     return c.file + ": remote_vms: " + std::to_string(entries) + " VM(s) to add, room for " +
-           std::to_string(e.remote_vm_room) + " more (params.spare_remote_vms: " + std::to_string(c.spare_remote_vms) +
-           " over the edge's life; raise it and restart)" + kNothing;
+           std::to_string(free.remote_vms.size() + e.remote_vm_room) + " more (params.spare_remote_vms: " +
+           std::to_string(c.spare_remote_vms) + " beyond the start-up VMs; a removed VM's entry is free once its pairs are gone)" +
+           kNothing;
   std::vector<size_t> room(e.shards.size(), 0), live(e.shards.size(), 0);
-  e.on_workers([&](EdgeState& s) {
-    s.reclaim();
+  e.on_workers([&](EdgeState& s) {  // reclaimed by free_entries
     room[s.worker] = s.spare_slots();
     live[s.worker] = s.live_pairs();
   });
   LocalPlan plan;
-  if (std::string err = plan_local(e, d, live, need, plan); !err.empty()) return err + kNothing;
+  if (std::string err = plan_local(e, d, live, free.local_vms.size(), need, plan); !err.empty()) return err + kNothing;
   for (size_t w = 0; w < e.shards.size(); ++w)
     if (need[w] > room[w])
       return c.file + ": " + (changes.empty() ? "vms" : "remote_vms") + ": worker " + std::to_string(w) + " needs " +
@@ -152,12 +156,25 @@ std::string apply_vms(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::
     c.hosts[h.running].removed = true;
     out.push_back("host " + h.host.name + (h.fields.empty() ? " removed" : " changed (" + h.fields + ")"));
   }
+  // diff_remote gave the VMs on an added host the index it would have if
+  // appended (the running count, then one more per host added); placed[k]
+  // is where the k-th host added went.
+  const auto planned = static_cast<uint32_t>(c.hosts.size());
+  std::vector<uint32_t> placed;
+  size_t next_host = 0;
   for (const HostChange& h : d.hosts) {
     if (!h.added) continue;
-    const auto idx = static_cast<uint32_t>(c.hosts.size());
-    c.hosts.push_back(h.host);  // within the capacity reserved at start-up: nothing moves
-    --e.host_room;
-    e.control.drained.emplace_back(h.host.paths.size(), false);
+    uint32_t idx = FreeEntries::take(free.hosts, next_host);
+    if (idx == UINT32_MAX) {
+      idx = static_cast<uint32_t>(c.hosts.size());
+      c.hosts.push_back(h.host);  // within the capacity reserved at start-up: nothing moves
+      --e.host_room;
+      e.control.drained.emplace_back(h.host.paths.size(), false);
+    } else {
+      c.hosts[idx] = h.host;  // no worker reads it now: no slot names it
+      e.control.drained[idx].assign(h.host.paths.size(), false);
+    }
+    placed.push_back(idx);
     e.on_workers([&](EdgeState& s) { s.add_host(idx); });
     out.push_back("host " + h.host.name + (h.fields.empty() ? " added (" : " re-added (") +
                   std::to_string(h.host.paths.size()) + " path(s))");
@@ -201,46 +218,54 @@ std::string apply_vms(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::
   // Then additions (and the changed VMs' new entries), appended, each with
   // its pairs in config order (a VM's pairs over the local VMs of its
   // tenant, the next indices).
-  const auto first = static_cast<uint32_t>(c.remote_vms.size());
+  std::vector<uint32_t> entry;  // the entries of the VMs added, in the diff's order
   std::vector<NewPair> made;
-  std::vector<bool> again;  // by entry from `first`: a changed VM's new entry
+  std::vector<bool> again;  // by VM added: a changed VM's new entry
+  size_t next_remote = 0;
   for (const VmChange& ch : changes) {
     if (ch.kind == Kind::removed) continue;
     again.push_back(ch.kind == Kind::changed);
-    const auto r = static_cast<uint32_t>(c.remote_vms.size());
     edge::VmCfg vm = ch.vm;
     vm.removed = false;
-    c.remote_vms.push_back(std::move(vm));  // within the capacity reserved at start-up: nothing moves
-    --e.remote_vm_room;
+    if (vm.host >= planned) vm.host = placed[vm.host - planned];
+    uint32_t r = FreeEntries::take(free.remote_vms, next_remote);
+    if (r == UINT32_MAX) {
+      r = static_cast<uint32_t>(c.remote_vms.size());
+      c.remote_vms.push_back(std::move(vm));  // within the capacity reserved at start-up: nothing moves
+      --e.remote_vm_room;
+    } else {
+      c.remote_vms[r] = std::move(vm);  // no worker reads it now: no table or slot names it
+    }
+    entry.push_back(r);
     for (size_t v = 0; v < c.vms.size(); ++v)
       if (!c.vms[v].removed && c.vms[v].vni == c.remote_vms[r].vni) made.push_back({v, r, e.next_pair_index++});
   }
-  const auto end = static_cast<uint32_t>(c.remote_vms.size());
   std::vector<uint32_t> slot_of(made.size(), EdgeState::kNoSlot);
   std::string failed;
-  if (first != end)
+  if (!entry.empty())
     e.on_workers([&](EdgeState& s) {
       try {
-        for (uint32_t r = first; r < end; ++r) s.add_targets(r);
+        for (const uint32_t r : entry) s.add_targets(r);
         make_pairs(e, s, made, slot_of);
       } catch (const std::exception& x) {  // not reached: the file's checks and the room's
         failed = x.what();
       }
     });
-  std::vector<size_t> added(end, 0), wanted(end, 0);
-  for (size_t i = 0; i < made.size(); ++i) {
-    ++wanted[made[i].r];
-    added[made[i].r] += slot_of[i] != EdgeState::kNoSlot;
-  }
-  for (uint32_t r = first; r < end; ++r) {
-    const edge::VmCfg& vm = c.remote_vms[r];
-    std::string line = "remote VM " + vm.name + (again[r - first] ? " re-added" : " added") + " (host " + c.hosts[vm.host].name +
-                       "): " + std::to_string(added[r]) + " pair(s)";
-    if (added[r] != wanted[r]) line += ", " + std::to_string(wanted[r] - added[r]) + " not made";
+  for (size_t k = 0; k < entry.size(); ++k) {
+    const edge::VmCfg& vm = c.remote_vms[entry[k]];
+    size_t added = 0, wanted = 0;
+    for (size_t i = 0; i < made.size(); ++i) {
+      if (made[i].r != entry[k]) continue;
+      ++wanted;
+      added += slot_of[i] != EdgeState::kNoSlot;
+    }
+    std::string line = "remote VM " + vm.name + (again[k] ? " re-added" : " added") + " (host " + c.hosts[vm.host].name +
+                       "): " + std::to_string(added) + " pair(s)";
+    if (added != wanted) line += ", " + std::to_string(wanted - added) + " not made";
     if (!failed.empty()) line += " (" + failed + ")";
     out.push_back(line);
   }
-  add_local(e, d, plan, out);  // local VMs added: with every remote VM of their tenant, those just added too
+  add_local(e, d, plan, free.local_vms, out);  // local VMs added: with every remote VM of their tenant, those just added too
   // Alg. 1's per-VM scratch, sized as at start-up, so its rounds do not allocate.
   e.control.reserve_tokens();
   UFAB_LOG(NOTICE, "hosts and VMs: %zu change(s) applied", d.hosts.size() + changes.size() + d.local_vms.size());

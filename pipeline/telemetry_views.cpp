@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "edge/dpdk/port.hpp"
+#include "pipeline/entries.hpp"
 #include "pipeline/telemetry_fill.hpp"
 
 namespace ufab::pipeline::tel {
@@ -286,11 +287,14 @@ void fill_workers(Edge& e, rte_tel_data* d) {
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_u64(d, "control_lcore", e.layout.control_lcore);
   rte_tel_data_add_dict_int(d, "mixed", e.mixed() ? 1 : 0);
-  // What reloads may still add (pipeline/remote_vms.hpp): remote VM and host
-  // entries over the edge's life, and each worker's pair slots (spare_pairs).
-  rte_tel_data_add_dict_u64(d, "remote_vm_room", e.remote_vm_room);
-  rte_tel_data_add_dict_u64(d, "local_vm_room", e.local_vm_room);
-  rte_tel_data_add_dict_u64(d, "host_room", e.host_room);
+  // What reloads may still add (pipeline/remote_vms.hpp, local_vms.hpp):
+  // remote VM, local VM and host entries (removed ones no slot names, then
+  // the room left of params.spare_*: entries.hpp), and each worker's pair
+  // slots (spare_pairs).
+  const FreeEntries room = free_entries(e);
+  rte_tel_data_add_dict_u64(d, "remote_vm_room", room.remote_vms.size() + e.remote_vm_room);
+  rte_tel_data_add_dict_u64(d, "local_vm_room", room.local_vms.size() + e.local_vm_room);
+  rte_tel_data_add_dict_u64(d, "host_room", room.hosts.size() + e.host_room);
   // How each port's RX queues are polled (layout.hpp RxMode): "rx_port<P>": "<mode> queues=<Q>".
   for (size_t p = 0; p < e.layout.rx_mode.size(); ++p) {
     char key[32], val[64];

@@ -13,9 +13,11 @@
 //     ARP for .13 is answered with b3's MAC, ARP for .12 is not.
 //  3. Reload: b1 moves to hC. Its pairs leave with b1's 3 frames; its new
 //     pairs (indices 6, 7) take the slots b2's pairs freed (their finish
-//     done), on host hC; a1's next frames to b1 queue there.
-//  4. Reloads that need more room are refused and apply nothing: 7 VMs to
-//     add with room for 6 entries; 4 VMs (8 pairs) with 6 slots left.
+//     done), on host hC, and its new entry is b2's (entries.hpp: nothing
+//     names it any more); a1's next frames to b1 queue there.
+//  4. Reloads that need more room are refused and apply nothing: 9 VMs to
+//     add with room for 8 entries (7 never used, and b1's first entry,
+//     which no slot names any more); 4 VMs (8 pairs) with 6 slots left.
 //  5. Reload: b4 added, in the 2 slots b1's old pairs freed; the same file
 //     again changes nothing.
 //  6. Hosts: with hB's path 0 drained and b4 removed, one reload removes
@@ -26,8 +28,9 @@
 //     with its RTT, b6's pairs have hB's path 0 drained as b3's.
 //  7. Host hB changes (base RTT 200 us, a second path): refused while b6's
 //     pairs would need more slots than there are; without b6, hB is
-//     removed and added anew (index 3, two routes), b3's pairs start over
-//     on it (T 200 us, no drained path; its 6 queued frames dropped).
+//     removed and added anew in hC's old entry (index 1: nothing names it
+//     any more, entries.hpp; two routes), b3's pairs start over on it
+//     (T 200 us, no drained path; its 6 queued frames dropped).
 //
 // And the receiver side (fabric_rx.cpp): with params.max_incoming 2 and
 // idle_finish_ms 1, probes from b1 and b2 take the two slots and b3's is
@@ -202,6 +205,9 @@ void run(const std::string& dir) {
                   s.meta[a2b1].global == 7 && !s.live(0) && !s.live(2) && s.pairs.size() == 6,
               "3: b1's pairs in slots %u, %u (want b2's old 1 and 3), on host %u", a1b1, a2b1, s.meta[a1b1].host);
   ITEST_CHECK(drops(pipeline::Drop::pair_removed) == 6, "3: pair_removed %llu", drops(pipeline::Drop::pair_removed));
+  ITEST_CHECK(s.meta[a1b1].remote_vm == 1 && r.e.cfg.remote_vms.size() == 3 && r.e.cfg.remote_vms[1].name == "b1" &&
+                  !r.e.cfg.remote_vms[1].removed && r.e.cfg.remote_vms[0].removed && r.e.remote_vm_room == 7,
+              "3: b1's new entry is b2's old one (%u); %zu entries", s.meta[a1b1].remote_vm, r.e.cfg.remote_vms.size());
   balanced("3", 6);
   burst({vm_frame(kA1, ip_of_b(1), 1000, 100, 15), vm_frame(kA1, ip_of_b(1), 1000, 100, 16)});
   ITEST_CHECK(s.sched.backlog_packets(a1b1) == 2 && drops(pipeline::Drop::unknown_pair) == 4,
@@ -210,19 +216,26 @@ void run(const std::string& dir) {
 
   // 4. Not enough room: nothing applied.
   const std::string three = b(1, "hC") + b(3, "hB");
-  rr = reload(three + b(4, "hB") + b(5, "hB") + b(6, "hB") + b(7, "hB") + b(8, "hB") + b(9, "hB") +
-              "  - {name: b10, id: 20, tenant: 100, ip: 192.168.0.20, host: hB}\n");
-  ITEST_CHECK(!rr.ok && rr.error == file + ": remote_vms: 7 VM(s) to add, room for 6 more (params.spare_remote_vms: 8 "
-                                           "over the edge's life; raise it and restart); nothing applied",
+  std::string nine = three;
+  for (int i = 4; i <= 9; ++i) nine += b(i, "hB");
+  for (int i = 10; i <= 12; ++i)
+    nine += "  - {name: b" + std::to_string(i) + ", id: " + std::to_string(10 + i) + ", tenant: 100, ip: 192.168.0." +
+            std::to_string(10 + i) + ", host: hB}\n";
+  rr = reload(nine);
+  // Room: b1's first entry (removed, no slot names it: entries.hpp) and the
+  // 7 left of spare_remote_vms.
+  ITEST_CHECK(!rr.ok && rr.error == file + ": remote_vms: 9 VM(s) to add, room for 8 more (params.spare_remote_vms: 8 "
+                                           "beyond the start-up VMs; a removed VM's entry is free once its pairs are "
+                                           "gone); nothing applied",
               "4: %s", rr.error.c_str());
   rr = reload(three + b(4, "hB") + b(5, "hB") + b(6, "hB") + b(7, "hB"));
   ITEST_CHECK(!rr.ok && rr.error == file + ": remote_vms: worker 0 needs 8 VM-pair slot(s), has 6 (params.spare_pairs: "
                                            "6 per worker; a removed pair's slot frees once its finish is done); "
                                            "nothing applied",
               "4: %s", rr.error.c_str());
-  ITEST_CHECK(r.e.cfg.remote_vms.size() == 4 && r.e.remote_vm_room == 6 && s.pairs.size() == 6 && s.live_pairs() == 4 &&
+  ITEST_CHECK(r.e.cfg.remote_vms.size() == 3 && r.e.remote_vm_room == 7 && s.pairs.size() == 6 && s.live_pairs() == 4 &&
                   slot_of(1, 4) == pipeline::HashTable::kMiss,
-              "4: refused reloads applied nothing");
+              "4: refused reloads applied nothing: %zu entries, room %u, %zu slots, %zu live", r.e.cfg.remote_vms.size(), r.e.remote_vm_room, s.pairs.size(), s.live_pairs());
   balanced("4", 8);
 
   // 5. b4 in the slots b1's old pairs freed.
@@ -301,15 +314,17 @@ void run(const std::string& dir) {
               "7: hB changed: %s %s", rr.error.c_str(), joined(rr.changes).c_str());
   for (const uint32_t local : {1u, 2u}) {
     const uint32_t p = slot_of(local, 3);
-    ITEST_CHECK(p != pipeline::HashTable::kMiss && s.live(p) && s.meta[p].host == 3 && s.pairs[p].base_rtt() == 200'000 &&
+    ITEST_CHECK(p != pipeline::HashTable::kMiss && s.live(p) && s.meta[p].host == 1 && s.pairs[p].base_rtt() == 200'000 &&
                     !s.pairs[p].path_drained(0),
                 "7: a%u->b3 on hB's new entry (host %u, T %llu ns), its old drain gone", local, s.meta[p].host,
                 static_cast<unsigned long long>(s.pairs[p].base_rtt()));
   }
-  ITEST_CHECK(s.hosts.size() == 4 && s.host_by_ip.lookup(&kHbIp) == 3 && s.hosts[3].routes.size() == 2 &&
-                  r.e.cfg.hosts[0].removed && r.e.control.drained.size() == 4 && r.e.host_room == 62 &&
-                  drops(pipeline::Drop::pair_removed) == 15,
-              "7: hB at %u with %zu routes; pair_removed %llu", s.host_by_ip.lookup(&kHbIp), s.hosts[3].routes.size(),
+  // hB's new entry is hC's (removed in 6, its VMs' pairs gone since): no entry appended.
+  ITEST_CHECK(s.hosts.size() == 3 && s.host_by_ip.lookup(&kHbIp) == 1 && s.hosts[1].routes.size() == 2 &&
+                  s.hosts[1].outer.dst_ip == kHbIp && r.e.cfg.hosts[0].removed && !r.e.cfg.hosts[1].removed &&
+                  r.e.cfg.hosts[1].name == "hB" && r.e.control.drained.size() == 3 && r.e.control.drained[1].size() == 2 &&
+                  r.e.host_room == 63 && drops(pipeline::Drop::pair_removed) == 15,
+              "7: hB at %u with %zu routes; pair_removed %llu", s.host_by_ip.lookup(&kHbIp), s.hosts[1].routes.size(),
               drops(pipeline::Drop::pair_removed));
   burst({vm_frame(kA1, ip_of_b(3), 1000, 100, 18)});
   ITEST_CHECK(s.sched.backlog_packets(slot_of(1, 3)) == 1, "7: a1->b3 queues again");
