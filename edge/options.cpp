@@ -152,8 +152,10 @@ Options:
   --help                   this text.
 
 Signals: SIGHUP re-reads --config (tenants' guarantee_gbps and weight_class,
-remote_vms added, removed or moved, and hosts added or removed, may change;
-anything else is rejected and nothing is applied).
+remote_vms and vms added, removed or moved, and hosts added, removed or
+changed, may change; a local VM goes on a port the edge already has: every
+port that is not a fabric port is polled as a VM-side port; anything else is
+rejected and nothing is applied).
 Logging: rte_log type ufab.edge (--log-level=ufab.edge:debug).
 
 Telemetry (dpdk-telemetry.py, socket of the EAL's --file-prefix):
