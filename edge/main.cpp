@@ -129,7 +129,8 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, ufab::edge::E
     if (edge.layout.rx_mode[p] == pipeline::RxMode::spread && !cfg.is_fabric_port(p) &&
         edge.shards[0]->offload.ports[p].mode != pipeline::OffloadMode::software)
       edge.layout.rx_mode[p] = pipeline::RxMode::steered;
-  pipeline::steer_vm_ports_by_reta(cfg, rss_hf, edge.layout);
+  edge.rss_hf = rss_hf;
+  pipeline::steer_vm_ports_by_reta(cfg, edge.rss_hf, edge.layout);
   pipeline::print_rx_modes(stdout, edge.layout);
   std::printf("ufab-edge %zu tenants, %zu local VMs, %zu remote VMs, %zu VM-pairs\n", cfg.tenants.size(), cfg.vms.size(),
               cfg.remote_vms.size(), pairs);

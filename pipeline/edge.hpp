@@ -67,6 +67,10 @@ class Edge {
   uint32_t host_room = 0;        // ... and to cfg.hosts
   uint32_t local_vm_room = 0;    // ... and to cfg.vms (local_vms.hpp)
   uint32_t next_pair_index = 0;  // PairMeta::global of the next pair a reload makes
+  // Per port, the RSS hash types setup_port enabled (main): a reload that
+  // changes the local VMs programs the VM ports' redirection tables again
+  // with them (rss_reta.hpp).
+  std::vector<uint64_t> rss_hf;
   Layout layout;
   // Each port's link (port_link.hpp); main() watches each port once it has
   // started. Before the shards: their TX buffers point into it.

@@ -23,11 +23,12 @@
 //    removed, then added as a new entry, on the same worker.
 //
 // The port must be one of the edge's VM-side ports (every DPDK port that is
-// not a fabric port is polled as one, with or without VMs: layout.cpp). Its
-// RSS redirection (rss_reta.hpp) is the one written at start-up: on a
-// `spread` port the new VM's frames may land on another worker's queue and
-// are handed to its owner (misqueued). Refused, like remote VM changes,
-// while a port classifies by rte_flow MARK rules.
+// not a fabric port is polled as one, with or without VMs: layout.cpp).
+// The VM ports' RSS redirection (rss_reta.hpp) is programmed again after
+// the change; where it cannot be, a new VM's frames on a `spread` port may
+// land on another worker's queue and are handed to its owner (misqueued).
+// Refused, like remote VM changes, while a port classifies by rte_flow
+// MARK rules.
 #pragma once
 
 #include <cstdint>

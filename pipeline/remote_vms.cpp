@@ -10,6 +10,7 @@
 #include "pipeline/entries.hpp"
 #include "pipeline/local_vms.hpp"
 #include "pipeline/log.hpp"
+#include "pipeline/rss_reta.hpp"
 
 namespace ufab::pipeline {
 
@@ -266,6 +267,8 @@ std::string apply_vms(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::
     out.push_back(line);
   }
   add_local(e, d, plan, free.local_vms, out);  // local VMs added: with every remote VM of their tenant, those just added too
+  // The VM ports' RSS redirection by owner, for the local VMs now there.
+  if (!d.local_vms.empty()) steer_vm_ports_by_reta(e.cfg, e.rss_hf, e.layout);
   // Alg. 1's per-VM scratch, sized as at start-up, so its rounds do not allocate.
   e.control.reserve_tokens();
   UFAB_LOG(NOTICE, "hosts and VMs: %zu change(s) applied", d.hosts.size() + changes.size() + d.local_vms.size());

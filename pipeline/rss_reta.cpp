@@ -81,8 +81,9 @@ void steer_vm_ports_by_reta(const edge::EdgeConfig& cfg, const std::vector<uint6
       continue;
     }
     std::vector<RetaVm> vms;
-    for (size_t i = 0; i < cfg.vms.size(); ++i)
-      if (cfg.vms[i].port == port) vms.push_back({cfg.vms[i].name, cfg.vms[i].ip, cfg.vms[i].ip6, layout.vm_owner[i]});
+    for (size_t i = 0; i < cfg.vms.size(); ++i)  // a VM a reload removed has no queue to claim (local_vms.hpp)
+      if (cfg.vms[i].port == port && !cfg.vms[i].removed)
+        vms.push_back({cfg.vms[i].name, cfg.vms[i].ip, cfg.vms[i].ip6, layout.vm_owner[i]});
     const RetaPlan plan = plan_reta(vms, key, dev.reta_size, layout.rx_queues[port], (hf & kIpv6Types) != 0);
     if (!dpdk::write_reta(port, plan.queue, &why)) {
       out = "not programmed: " + why;

@@ -49,7 +49,9 @@ RetaPlan plan_reta(const std::vector<RetaVm>& vms, const std::vector<uint8_t>& k
 // For each VM port of the layout in spread mode: programs its redirection
 // table by plan_reta when the port hashes by source address alone (rss_hf,
 // what setup_port enabled, per port), and says in layout.rx_reta[port] what
-// it did or why it did not.
+// it did or why it did not. At start-up, and again after a reload that
+// added, removed or moved local VMs (local_vms.hpp; VMs marked removed
+// claim nothing).
 void steer_vm_ports_by_reta(const edge::EdgeConfig& cfg, const std::vector<uint64_t>& rss_hf, Layout& layout);
 
 }  // namespace ufab::pipeline

@@ -7,7 +7,8 @@
 //    queue i mod queues; two VMs of different owners on one entry clash
 //    (the first keeps it, the clash is named); IPv6 addresses claim entries
 //    only when the port hashes IPv6.
-// 3. On a real PMD (net_null, two RX queues, RSS; EAL --no-huge --no-pci):
+// 3. On a real PMD (net_null, two RX queues, RSS; EAL --no-huge --no-pci)
+//    (a VM a reload removed claims no entry):
 //    write_reta then read_reta give the table written, entry by entry;
 //    steer_vm_ports_by_reta on a port hashing by source alone programs the
 //    plan (read back from the PMD) and says so; on one hashing source and
@@ -194,6 +195,24 @@ TEST(RetaOnNetNull, SteerProgramsThePlanWhenThePortHashesBySource) {
   EXPECT_EQ(l.rx_reta[p], "programmed: " + std::to_string(n) + " entries, " + std::to_string(plan.steered) +
                               " of 2 VM addresses on their owner's queue" +
                               (plan.clashes.empty() ? "" : "; clash: " + plan.clashes[0]));
+}
+
+TEST(RetaOnNetNull, SteerAfterAReloadLeavesRemovedVmsOut) {
+  // a2 removed by a reload (local_vms.hpp): steered again, only a1 claims an entry.
+  const uint16_t p = null_port();
+  const uint16_t n = reta_size(p);
+  std::string why;
+  const std::vector<uint8_t> key = dpdk::rss_key(p, &why);
+  ASSERT_GE(key.size(), 20u) << why;
+  edge::EdgeConfig cfg = two_vms_on(p);
+  cfg.vms[1].removed = true;
+  Layout l = spread_layout(p);
+  std::vector<uint64_t> hf(p + 1u, 0);
+  hf[p] = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_L3_SRC_ONLY;
+  steer_vm_ports_by_reta(cfg, hf, l);
+  const RetaPlan plan = plan_reta({{"a1", 0xc0a80001, {}, 0}}, key, n, 2, false);
+  EXPECT_EQ(dpdk::read_reta(p, n, &why), plan.queue);
+  EXPECT_EQ(l.rx_reta[p], "programmed: " + std::to_string(n) + " entries, 1 of 1 VM addresses on their owner's queue");
 }
 
 TEST(RetaOnNetNull, SteerLeavesThePortWhenItHashesSourceAndDestination) {
