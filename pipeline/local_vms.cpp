@@ -102,9 +102,9 @@ std::string plan_local(const Edge& e, const ReloadDiff& d, const std::vector<siz
   return "";
 }
 
-void remove_local(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::string>& out) {
+void remove_local(Edge& e, const ReloadDiff& d, const std::vector<uint8_t>& gone, Nanos now,
+                  std::vector<std::string>& out) {
   edge::EdgeConfig& c = e.live_cfg();
-  const std::vector<uint8_t> gone = leaving_local(c, d);
   if (std::find(gone.begin(), gone.end(), 1) == gone.end()) return;
   // Its id first: from here no fabric frame is dispatched to it or finds it
   // (a burst a worker is in the middle of has its answer already).
@@ -118,10 +118,6 @@ void remove_local(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::stri
       dropped[v] += s.remove_local_vm(v, now, &n);
       removed[v] += n;
     }
-    // A cached key may name a removed pair's slot or the VM itself (local
-    // switching): the caches start over.
-    s.classify_cache.clear();
-    s.classify6_cache.clear();
   });
   for (const VmChange& ch : d.local_vms) {
     if (ch.kind == VmChange::Kind::added) continue;
@@ -183,17 +179,9 @@ void add_local(Edge& e, const ReloadDiff& d, const LocalPlan& plan, std::vector<
   for (size_t i = 0; i < entry.size(); ++i) {
     const uint32_t v = entry[i];
     const edge::VmCfg& vm = c.vms[v];
-    size_t added = 0, wanted = 0;
-    for (size_t j = 0; j < made.size(); ++j) {
-      if (made[j].v != v) continue;
-      ++wanted;
-      added += slot_of[j] != EdgeState::kNoSlot;
-    }
-    std::string line = "local VM " + vm.name + (again[i] ? " re-added" : " added") + " (port " + std::to_string(vm.port) +
-                       ", worker " + std::to_string(e.layout.vm_owner[v]) + "): " + std::to_string(added) + " pair(s)";
-    if (added != wanted) line += ", " + std::to_string(wanted - added) + " not made";
-    if (!failed.empty()) line += " (" + failed + ")";
-    out.push_back(line);
+    out.push_back("local VM " + vm.name + (again[i] ? " re-added" : " added") + " (port " + std::to_string(vm.port) +
+                  ", worker " + std::to_string(e.layout.vm_owner[v]) +
+                  "): " + pairs_made(made, slot_of, failed, [&](const NewPair& np) { return np.v == v; }));
   }
 }
 

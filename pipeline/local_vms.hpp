@@ -58,8 +58,11 @@ std::vector<uint8_t> leaving_local(const edge::EdgeConfig& c, const ReloadDiff& 
 // or why nothing can be applied (the caller adds "; nothing applied").
 std::string plan_local(const Edge& e, const ReloadDiff& d, const std::vector<size_t>& live, size_t free_entries,
                        std::vector<size_t>& need, LocalPlan& plan);
-// The local VMs d removes or changes leave (apply_vms, after the remote VMs').
-void remove_local(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::string>& out);
+// The local VMs d removes or changes (gone = leaving_local(c, d)) leave
+// (apply_vms, after the remote VMs'; the caller then clears the
+// classification caches).
+void remove_local(Edge& e, const ReloadDiff& d, const std::vector<uint8_t>& gone, Nanos now,
+                  std::vector<std::string>& out);
 // The local VMs d adds or changes join, on plan's workers (after the remote
 // VMs'), in the entries of `free` (removed ones no slot names) first.
 void add_local(Edge& e, const ReloadDiff& d, const LocalPlan& plan, std::vector<uint32_t>& free,

@@ -197,10 +197,6 @@ std::string apply_vms(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::
         dropped[r] += s.remove_pair(p, now);
         ++removed[r];
       }
-      // A cached key would still name a removed slot, which a new pair may
-      // take: the caches start over (once for the whole reload).
-      s.classify_cache.clear();
-      s.classify6_cache.clear();
     });
   for (const VmChange& ch : changes) {
     if (ch.kind == Kind::added) continue;
@@ -215,7 +211,15 @@ std::string apply_vms(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::
                     c.remote_vms[r].name.c_str(), ch.fields.c_str(), removed[r], dropped[r]);
     out.emplace_back(buf);
   }
-  remove_local(e, d, now, out);  // local VMs leaving: their pairs, their tables
+  remove_local(e, d, leaving, now, out);  // local VMs leaving: their pairs, their tables
+  // A cached key would still name a removed slot, which a new pair may take,
+  // or a removed local VM (local switching): the caches start over, once for
+  // the whole reload, before anything is added.
+  if (std::find(gone.begin(), gone.end(), 1) != gone.end() || std::find(leaving.begin(), leaving.end(), 1) != leaving.end())
+    e.on_workers([](EdgeState& s) {
+      s.classify_cache.clear();
+      s.classify6_cache.clear();
+    });
   // Then additions (and the changed VMs' new entries), appended, each with
   // its pairs in config order (a VM's pairs over the local VMs of its
   // tenant, the next indices).
@@ -254,17 +258,8 @@ std::string apply_vms(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::
     });
   for (size_t k = 0; k < entry.size(); ++k) {
     const edge::VmCfg& vm = c.remote_vms[entry[k]];
-    size_t added = 0, wanted = 0;
-    for (size_t i = 0; i < made.size(); ++i) {
-      if (made[i].r != entry[k]) continue;
-      ++wanted;
-      added += slot_of[i] != EdgeState::kNoSlot;
-    }
-    std::string line = "remote VM " + vm.name + (again[k] ? " re-added" : " added") + " (host " + c.hosts[vm.host].name +
-                       "): " + std::to_string(added) + " pair(s)";
-    if (added != wanted) line += ", " + std::to_string(wanted - added) + " not made";
-    if (!failed.empty()) line += " (" + failed + ")";
-    out.push_back(line);
+    out.push_back("remote VM " + vm.name + (again[k] ? " re-added" : " added") + " (host " + c.hosts[vm.host].name +
+                  "): " + pairs_made(made, slot_of, failed, [&](const NewPair& np) { return np.r == entry[k]; }));
   }
   add_local(e, d, plan, free.local_vms, out);  // local VMs added: with every remote VM of their tenant, those just added too
   // The VM ports' RSS redirection by owner, for the local VMs now there.

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -64,5 +65,22 @@ struct NewPair {
 // its host's paths drained as they are now; slot_of[i]: the slot of
 // made[i], or EdgeState::kNoSlot (not s's, or no slot left).
 void make_pairs(Edge& e, EdgeState& s, const std::vector<NewPair>& made, std::vector<uint32_t>& slot_of);
+// The reply's count for one VM added: "N pair(s)" over the pairs of `made`
+// that `mine` selects, with ", M not made" when some found no slot and
+// " (why)" when making them failed.
+template <class Mine>
+std::string pairs_made(const std::vector<NewPair>& made, const std::vector<uint32_t>& slot_of, const std::string& failed,
+                       const Mine& mine) {
+  size_t added = 0, wanted = 0;
+  for (size_t i = 0; i < made.size(); ++i) {
+    if (!mine(made[i])) continue;
+    ++wanted;
+    added += slot_of[i] != UINT32_MAX;  // EdgeState::kNoSlot
+  }
+  std::string s = std::to_string(added) + " pair(s)";
+  if (added != wanted) s += ", " + std::to_string(wanted - added) + " not made";
+  if (!failed.empty()) s += " (" + failed + ")";
+  return s;
+}
 
 }  // namespace ufab::pipeline
