@@ -104,6 +104,7 @@ Layout make_layout(const edge::EdgeConfig& cfg, uint16_t n_ports, const std::vec
   // (config order, ties to the lower worker), so shards stay balanced.
   std::vector<size_t> load(l.workers(), 0);
   l.vm_by_id.assign(65536, -1);
+  l.retired_owner.assign(65536, Layout::kNoWorker);
   for (size_t v = 0; v < cfg.vms.size(); ++v) {
     size_t pairs = 0;
     for (const edge::VmCfg& r : cfg.remote_vms) pairs += r.vni == cfg.vms[v].vni;

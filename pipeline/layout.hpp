@@ -13,7 +13,9 @@
 // its VM's owner, and the rte_flow steering rule is a hook, see dispatch.hpp).
 // Fabric frames are dispatched by the shim's wire pair id: its source VM id
 // when that VM is local (a response, finish-ack, failure for one of our
-// pairs), else its destination VM id (data, probe, finish towards our VM).
+// pairs), else its destination VM id (data, probe, finish towards our VM),
+// else the worker that owned the source VM when a reload removed it (the
+// finish-acks of its pairs, which finish on that worker).
 //
 // Per-worker RX queues (RxMode): where a port has an RX queue per worker,
 // worker w polls queue w itself (no RX lcore): `steered` when rte_flow QUEUE
@@ -50,6 +52,7 @@ struct Layout {
   std::vector<unsigned> worker_lcores;  // worker w runs on worker_lcores[w]
   std::vector<uint16_t> vm_owner;       // local VM index -> worker (reserved for params.spare_local_vms more)
   std::vector<int32_t> vm_by_id;        // VM id (0..65535) -> local VM index, -1 when not local
+  std::vector<uint16_t> retired_owner;  // VM id -> the worker that owned it when a reload removed it (kNoWorker: none)
   std::vector<int> rx_worker;           // DPDK port -> worker polling its RX queue 0 (-1: nobody); dispatch ports
   std::vector<RxMode> rx_mode;          // DPDK port -> how its RX queues are polled
   std::vector<uint16_t> rx_queues;      // DPDK port -> RX queues configured (1, or one per worker)
@@ -66,12 +69,28 @@ struct Layout {
   // VM's cfg.vms entry and vm_owner; any lcore reads it (acquire).
   int32_t local_vm_of(uint32_t id) const { return __atomic_load_n(&vm_by_id[id], __ATOMIC_ACQUIRE); }
   void set_local_vm(uint32_t id, int32_t v) { __atomic_store_n(&vm_by_id[id], v, __ATOMIC_RELEASE); }
-  // Owner of a fabric frame with this wire pair id; `self` when no local VM is named.
+  // A reload removes local VM id, owned by worker w: its id stops naming it
+  // (set_local_vm(id, -1), after the owner is noted), but its pairs, which
+  // stay on w until their finish is done (remote_vms.hpp), still hear
+  // from the fabric: finish-acks and late responses name it as the source.
+  static constexpr uint16_t kNoWorker = UINT16_MAX;
+  void retire_local_vm(uint32_t id, uint16_t w) {
+    __atomic_store_n(&retired_owner[id], w, __ATOMIC_RELAXED);
+    set_local_vm(id, -1);  // release: a reader seeing -1 sees w
+  }
+  // Owner of a fabric frame with this wire pair id (source VM id << 16 |
+  // destination VM id): the source's owner when it is local (a response,
+  // finish-ack or failure for one of our pairs), else the destination's
+  // (data, probe, finish towards our VM), else the worker that owned the
+  // source when a reload removed it (an answer to a removed pair's finish);
+  // `self` when none of these names a worker (the frame is then dropped
+  // there, under its reason).
   uint16_t owner_of_wire_pair(uint32_t wire_id, uint16_t self) const {
     const int32_t hi = local_vm_of(wire_id >> 16), lo = local_vm_of(wire_id & 0xffff);
     if (hi >= 0) return vm_owner[static_cast<size_t>(hi)];
     if (lo >= 0) return vm_owner[static_cast<size_t>(lo)];
-    return self;
+    const uint16_t r = __atomic_load_n(&retired_owner[wire_id >> 16], __ATOMIC_RELAXED);
+    return r != kNoWorker && r < worker_lcores.size() ? r : self;
   }
 };
 

@@ -107,9 +107,11 @@ void remove_local(Edge& e, const ReloadDiff& d, const std::vector<uint8_t>& gone
   edge::EdgeConfig& c = e.live_cfg();
   if (std::find(gone.begin(), gone.end(), 1) == gone.end()) return;
   // Its id first: from here no fabric frame is dispatched to it or finds it
-  // (a burst a worker is in the middle of has its answer already).
+  // (a burst a worker is in the middle of has its answer already), except
+  // the answers to its pairs' finishes, which go to its owner still
+  // (Layout::retire_local_vm).
   for (uint32_t v = 0; v < gone.size(); ++v)
-    if (gone[v]) e.layout.set_local_vm(c.vms[v].id, -1);
+    if (gone[v]) e.layout.retire_local_vm(c.vms[v].id, e.layout.vm_owner[v]);
   std::vector<uint32_t> removed(c.vms.size(), 0), dropped(c.vms.size(), 0);
   e.on_workers([&](EdgeState& s) {
     for (uint32_t v = 0; v < gone.size(); ++v) {
