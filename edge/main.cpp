@@ -28,6 +28,7 @@
 #include "pipeline/dispatch.hpp"
 #include "pipeline/edge.hpp"
 #include "pipeline/layout.hpp"
+#include "pipeline/ports.hpp"
 #include "pipeline/reload.hpp"
 #include "pipeline/rss_reta.hpp"
 #include "pipeline/telemetry.hpp"
@@ -72,37 +73,15 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, ufab::edge::E
   rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
   // The edge state checks the configured ports against what the EAL found
   // before any port is started.
-  pipeline::Edge edge(cfg, cfg_text, pool, n_ports, std::move(layout));
+  pipeline::Edge edge(cfg, cfg_text, pool, n_ports, std::move(layout), opt.spare_ports);
+  edge.rx_queue_per_worker = opt.rx_queue_per_worker;
+  edge.rss_hf.assign(edge.port_capacity(), 0);  // per port, what setup_port enabled
   const size_t workers = edge.layout.workers();
-  std::vector<uint64_t> rss_hf(n_ports, 0);  // per port, what setup_port enabled
   for (uint16_t p = 0; p < n_ports; ++p) {
-    rte_eth_dev_info dev{};
-    rte_eth_dev_info_get(p, &dev);
-    // One TX queue per worker where the PMD has them; the others send through
-    // the port's TX ring (tx_buffer.hpp). RX: a queue per worker where the
-    // port has them (layout.hpp RxMode), else queue 0 polled by one worker.
-    // memif connects only when both ends ask for the same number of rings,
-    // so it keeps one queue (its peer, e.g. ufab-core, has one).
-    pipeline::negotiate_rx_mark(p);
-    dpdk::PortConfig port_cfg;
-    const bool one_queue = dev.driver_name != nullptr && std::string_view(dev.driver_name) == "net_memif";
-    port_cfg.n_txq = static_cast<uint16_t>(one_queue ? 1 : std::max<size_t>(1, std::min<size_t>(workers, dev.max_tx_queues)));
-    std::string rx_why;
-    port_cfg.n_rxq = pipeline::rx_queues_for(workers, dev.max_rx_queues, dev.driver_name != nullptr ? dev.driver_name : "",
-                                             opt.rx_queue_per_worker, &rx_why);
-    // VM ports hash the source address alone where the PMD can, so that the
-    // redirection table can put each VM on its owner's queue (rss_reta.hpp).
-    port_cfg.rss_hf = cfg.is_fabric_port(p) ? RTE_ETH_RSS_IP : RTE_ETH_RSS_IP | RTE_ETH_RSS_L3_SRC_ONLY;
-    port_cfg.xdp_udp_port = cfg.udp_port;  // host mode: what the XDP program steers to us
-    port_cfg.lsc_events = true;            // pipeline/port_link.hpp
-    const dpdk::PortInfo info = dpdk::setup_port(p, pool, port_cfg);
-    rss_hf[p] = info.rss_hf;
-    edge.attach_port(p, info.n_txq, port_cfg.n_rxq, rx_why);
-    const char* side = cfg.is_fabric_port(p) ? "fabric" : "VM side";
-    edge.links.watch(p, info.lsc_events, info.name + ", " + side);
-    std::printf("ufab-edge port %u %s (%s) link %s, %s, link events %s\n", p, info.name.c_str(), info.driver.c_str(),
-                info.link_up ? "up" : "down", side, info.lsc_events ? "on" : "off (the PMD raises none): polled every 10 ms");
-    if (!info.note.empty()) std::fprintf(stderr, "ufab-edge: port %u: %s\n", p, info.note.c_str());
+    pipeline::negotiate_rx_mark(p);  // before the port is configured (flow_offload.hpp)
+    const pipeline::PortOpened o = pipeline::open_port(edge, p, dpdk::PortConfig{}.link_wait_ms);
+    std::printf("%s\n", o.line.c_str());
+    if (!o.info.note.empty()) std::fprintf(stderr, "ufab-edge: port %u: %s\n", p, o.info.note.c_str());
   }
   size_t pairs = 0;
   for (const auto& s : edge.shards) pairs += s->pairs.size();
@@ -129,7 +108,6 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, ufab::edge::E
     if (edge.layout.rx_mode[p] == pipeline::RxMode::spread && !cfg.is_fabric_port(p) &&
         edge.shards[0]->offload.ports[p].mode != pipeline::OffloadMode::software)
       edge.layout.rx_mode[p] = pipeline::RxMode::steered;
-  edge.rss_hf = rss_hf;
   pipeline::steer_vm_ports_by_reta(cfg, edge.rss_hf, edge.layout);
   pipeline::print_rx_modes(stdout, edge.layout);
   std::printf("ufab-edge %zu tenants, %zu local VMs, %zu remote VMs, %zu VM-pairs\n", cfg.tenants.size(), cfg.vms.size(),
@@ -156,7 +134,8 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, ufab::edge::E
   pipeline::print_report(edge, clock.now());
   pipeline::remove_offload(*edge.shards[0]);
   edge.links.unwatch();
-  for (uint16_t p = 0; p < n_ports; ++p) dpdk::close_port(p);
+  for (uint16_t p = 0; p < edge.port_capacity(); ++p)
+    if (edge.port_present(p)) dpdk::close_port(p);
   return 0;
 }
 

@@ -10,7 +10,7 @@ namespace ufab::edge {
 
 namespace {
 
-enum Opt : int { kConfig = 256, kStats, kExitIdle, kHelp, kWorkers, kLcoreMap, kStopTimeout, kRxQueues, kIdleNap, kQueuedNap };
+enum Opt : int { kConfig = 256, kStats, kExitIdle, kHelp, kWorkers, kLcoreMap, kStopTimeout, kRxQueues, kIdleNap, kQueuedNap, kSparePorts };
 
 uint64_t positive(const std::string& opt, const std::string& v, uint64_t max) {
   uint64_t x = 0;
@@ -54,6 +54,7 @@ EdgeOptions parse_options(std::span<char*> args) {
       {"rx-queues", required_argument, nullptr, kRxQueues},
       {"idle-nap-us", required_argument, nullptr, kIdleNap},
       {"queued-nap-us", required_argument, nullptr, kQueuedNap},
+      {"spare-ports", required_argument, nullptr, kSparePorts},
       {"help", no_argument, nullptr, kHelp},
       {nullptr, 0, nullptr, 0},
   };
@@ -89,6 +90,7 @@ EdgeOptions parse_options(std::span<char*> args) {
         break;
       case kIdleNap: o.idle_nap_us = at_most("--idle-nap-us", v, kMaxNapUs); break;
       case kQueuedNap: o.queued_nap_us = at_most("--queued-nap-us", v, kMaxNapUs); break;
+      case kSparePorts: o.spare_ports = static_cast<uint16_t>(at_most("--spare-ports", v, kMaxSparePorts)); break;
       case kHelp: case 'h': o.help = true; break;
       case ':': throw OptionError(std::string(args[static_cast<size_t>(optind) - 1]) + ": needs a value");
       default: throw OptionError(std::string("unknown option '") + args[static_cast<size_t>(optind) - 1] + "' (see --help)");
@@ -149,19 +151,26 @@ Options:
                            (the emulated fabric runs seven on two vCPUs, where
                            a 5 us nap costs more CPU in the kernel than the
                            poll it saves). At most 100000. Defaults 50 and 5.
+  --spare-ports N          room for N VM-side ports attached while the edge
+                           runs (/ufab/port_add,DEVARGS, e.g. a vhost-user
+                           socket for a VM that boots; /ufab/port_remove,PORT
+                           detaches one no VM names). Port ids go up to the
+                           start-up ports + N, at most 32 in all. 0: none.
+                           Default 4.
   --help                   this text.
 
 Signals: SIGHUP re-reads --config (tenants' guarantee_gbps and weight_class,
 remote_vms and vms added, removed or moved, and hosts added, removed or
-changed, may change; a local VM goes on a port the edge already has: every
-port that is not a fabric port is polled as a VM-side port; anything else is
-rejected and nothing is applied).
+changed, may change; a local VM goes on a port the edge has: every port that
+is not a fabric port is polled as a VM-side port, including those attached
+with /ufab/port_add; anything else is rejected and nothing is applied).
 Logging: rte_log type ufab.edge (--log-level=ufab.edge:debug).
 
 Telemetry (dpdk-telemetry.py, socket of the EAL's --file-prefix):
   /ufab/stats  /ufab/tenants  /ufab/paths  /ufab/pairs[,FIRST]  /ufab/pair,INDEX
   /ufab/workers  /ufab/tenant_set,VNI,GBPS  /ufab/tenant_class,VNI,CLASS|auto
   /ufab/path_drain,HOST,PATH  /ufab/path_undrain,HOST,PATH  /ufab/reload
+  /ufab/port_add,DEVARGS  /ufab/port_remove,PORT
 
 Example: two VM ports on memif, the fabric on a third (add -l 0-2 for a
 control lcore and two workers):

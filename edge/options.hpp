@@ -11,6 +11,8 @@ namespace ufab::edge {
 
 // --idle-nap-us and --queued-nap-us: at most 0.1 s.
 inline constexpr uint64_t kMaxNapUs = 100'000;
+// --spare-ports: at most DPDK's RTE_MAX_ETHPORTS of Debian's build (32).
+inline constexpr uint64_t kMaxSparePorts = 31;
 
 struct EdgeOptions {
   std::string config;                 // --config FILE (required)
@@ -22,6 +24,7 @@ struct EdgeOptions {
   bool rx_queue_per_worker = true;    // --rx-queues auto: a worker's own RX queue where the port has enough; one: dispatch only
   uint64_t idle_nap_us = 50;          // --idle-nap-us: an idle lcore's sleep, nothing queued (0: busy-poll)
   uint64_t queued_nap_us = 5;         // --queued-nap-us: the same with frames queued behind windows (0: busy-poll)
+  uint16_t spare_ports = 4;           // --spare-ports: room for VM-side ports /ufab/port_add attaches at runtime
   bool help = false;
 };
 

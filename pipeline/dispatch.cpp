@@ -129,6 +129,7 @@ uint32_t drain_tx_rings(EdgeState& s) {
 
 void print_rx_modes(std::FILE* out, const Layout& l) {
   for (uint16_t p = 0; p < l.rx_mode.size(); ++p) {
+    if (l.rx_worker[p] < 0 && l.rx_queues[p] <= 1) continue;  // no such port (yet: ports.hpp)
     std::fprintf(out, "ufab-edge rx port=%u mode=%s queues=%u", p, to_string(l.rx_mode[p]), l.rx_queues[p]);
     if (l.rx_mode[p] == RxMode::dispatch && l.rx_worker[p] >= 0) std::fprintf(out, " rx_worker=%d", l.rx_worker[p]);
     if (!l.rx_why[p].empty()) std::fprintf(out, " why=\"%s\"", l.rx_why[p].c_str());

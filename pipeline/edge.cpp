@@ -2,6 +2,7 @@
 
 #include <rte_pause.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "pipeline/dispatch.hpp"
@@ -29,19 +30,30 @@ edge::EdgeConfig& with_room(edge::EdgeConfig& c) {
 }
 }  // namespace
 
-Edge::Edge(edge::EdgeConfig& c, std::string text, rte_mempool* pool, uint16_t n_ports, Layout l)
+namespace {
+uint16_t capacity(uint16_t n_ports, uint16_t spare) {
+  return static_cast<uint16_t>(std::min<unsigned>(RTE_MAX_ETHPORTS, std::max<unsigned>(n_ports, n_ports + spare)));
+}
+}  // namespace
+
+Edge::Edge(edge::EdgeConfig& c, std::string text, rte_mempool* pool, uint16_t n_ports, Layout l, uint16_t spare_ports)
     : cfg(with_room(c)),
       cfg_text(std::move(text)),
       layout(std::move(l)),
-      links(n_ports),
+      links(capacity(n_ports, spare_ports)),
       control(*this),
-      cfg_rw_(c) {
+      cfg_rw_(c),
+      pool_(pool),
+      present_(capacity(n_ports, spare_ports), 0) {
+  std::fill(present_.begin(), present_.begin() + n_ports, 1);
+  layout.reserve_ports(port_capacity());
   remote_vm_room = c.spare_remote_vms;
   host_room = c.spare_hosts;
   local_vm_room = c.spare_local_vms;
   layout.vm_owner.reserve(c.vms.size() + c.spare_local_vms);  // read by every lcore while a reload appends
   for (size_t w = 0; w < layout.workers(); ++w) {
     shards.push_back(std::make_unique<EdgeState>(cfg, pool, n_ports, layout, static_cast<uint16_t>(w)));
+    shards.back()->reserve_ports(port_capacity());
     next_pair_index += static_cast<uint32_t>(shards.back()->pairs.size());
   }
   if (!layout.mixed) {
@@ -72,14 +84,24 @@ void Edge::attach_port(uint16_t port, uint16_t n_txq, uint16_t n_rxq, const std:
   layout.rx_queues[port] = n_rxq;
   layout.rx_mode[port] = n_rxq > 1 ? RxMode::spread : RxMode::dispatch;
   layout.rx_why[port] = n_rxq > 1 ? "" : why;
-  for (auto& s : shards)
-    s->tx[port] = TxBuffer(port, static_cast<uint16_t>(s->worker < n_txq ? s->worker : 0), &s->stats, &links[port]);
-  if (n_txq >= shards.size()) return;
-  rte_ring* r = make_ring("ufab_tx" + std::to_string(port), RING_F_SC_DEQ);
-  tx_rings_.push_back(r);
-  shards[0]->tx_rings[port] = r;
-  for (auto& s : shards)
-    if (s->worker >= n_txq) s->tx[port].use_ring(r);
+  // Workers without a TX queue of their own send through the port's TX
+  // ring, drained by worker 0 (one per port id, kept if the port goes and
+  // another takes its id: ports.hpp).
+  rte_ring* r = nullptr;
+  if (n_txq < shards.size()) {
+    const std::string name = "ufab_tx" + std::to_string(port);
+    r = rte_ring_lookup(name.c_str());
+    if (r == nullptr) {
+      r = make_ring(name, RING_F_SC_DEQ);
+      tx_rings_.push_back(r);
+    }
+  }
+  on_workers([&](EdgeState& s) {
+    s.tx[port] = TxBuffer(port, static_cast<uint16_t>(s.worker < n_txq ? s.worker : 0), &s.stats, &links[port]);
+    if (r != nullptr && s.worker >= n_txq) s.tx[port].use_ring(r);
+    if (s.worker == 0) s.tx_rings[port] = r;
+  });
+  if (r == nullptr) return;
   UFAB_LOG(INFO, "port %u has %u TX queue(s) for %zu workers: workers %u.. send through worker 0", port, n_txq,
            shards.size(), n_txq);
 }

@@ -37,7 +37,11 @@ class Edge {
   // (reloads compare against it). The Edge reserves room in cfg.remote_vms,
   // cfg.hosts and cfg.vms for params.spare_remote_vms, spare_hosts and
   // spare_local_vms more, which reloads append (remote_vms.hpp, local_vms.hpp).
-  Edge(edge::EdgeConfig& cfg, std::string cfg_text, rte_mempool* pool, uint16_t n_ports, Layout layout);
+  // Ports: the n_ports the EAL found at start-up (0..n_ports-1), and room
+  // for spare_ports more that /ufab/port_add may attach at runtime (ports.hpp):
+  // every per-port array is sized for port_capacity() from the start.
+  Edge(edge::EdgeConfig& cfg, std::string cfg_text, rte_mempool* pool, uint16_t n_ports, Layout layout,
+       uint16_t spare_ports = 0);
   ~Edge();
   Edge(const Edge&) = delete;
   Edge& operator=(const Edge&) = delete;
@@ -46,7 +50,17 @@ class Edge {
   // on their own queue, the others through the port's TX ring to worker 0.
   // n_rxq > 1: an RX queue per worker (layout.hpp, RxMode::spread until
   // rte_flow rules steer it); 1: dispatch, `why` says why.
+  // Every worker's TX buffer for the port is set in a command it runs
+  // (directly while the workers are not running).
   void attach_port(uint16_t port, uint16_t n_txq, uint16_t n_rxq = 1, const std::string& why = "");
+  // Ports the edge has now (start-up ones, and those ports.hpp attached and
+  // not removed); only the control lcore reads it.
+  bool port_present(uint16_t port) const { return port < present_.size() && present_[port] != 0; }
+  void set_port_present(uint16_t port, bool on) { present_[port] = on ? 1 : 0; }
+  uint16_t port_capacity() const { return static_cast<uint16_t>(present_.size()); }
+  const std::vector<uint8_t>& ports_present() const { return present_; }
+  rte_mempool* pool() const { return pool_; }
+  bool rx_queue_per_worker = true;  // --rx-queues (main): for ports attached at runtime as at start-up
 
   // Runs fn on worker w's lcore between two of its bursts and waits for it
   // (directly when mixed or when the workers are not running).
@@ -84,6 +98,8 @@ class Edge {
 
  private:
   edge::EdgeConfig& cfg_rw_;
+  rte_mempool* pool_;
+  std::vector<uint8_t> present_;
   std::vector<rte_ring*> rx_rings_, cmd_rings_, tx_rings_;
 };
 

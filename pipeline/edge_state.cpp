@@ -165,6 +165,12 @@ EdgeState::EdgeState(const edge::EdgeConfig& c, rte_mempool* mp, uint16_t n_port
   in_share = std::make_unique<IncomingShare[]>(c.max_incoming);
 }
 
+void EdgeState::reserve_ports(uint16_t capacity) {
+  stats.ports.resize(std::max<size_t>(stats.ports.size(), capacity));
+  for (auto p = static_cast<uint16_t>(tx.size()); p < capacity; ++p) tx.emplace_back(p, 0, &stats);
+  tx_rings.resize(std::max<size_t>(tx_rings.size(), capacity), nullptr);
+}
+
 void EdgeState::add_local_vm(uint32_t v, double tokens) {
   const edge::VmCfg& l = cfg.vms[v];
   const VmKey vk{l.vni, rte_cpu_to_be_32(l.ip)};

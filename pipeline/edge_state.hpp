@@ -186,7 +186,10 @@ class EdgeState {
   // entry stays for the finishes of its VMs' pairs). remote_vms.hpp.
   void add_host(uint32_t h);
   void remove_host(uint32_t h);
-  std::vector<uint16_t> vm_ports;  // distinct VM-side ports, in config order
+  std::vector<uint16_t> vm_ports;  // distinct VM-side ports, in config order (then those attached at runtime)
+  // The per-port arrays (TX buffers, counters, TX rings) at `capacity`
+  // ports, before the workers run (Edge: ports attached at runtime).
+  void reserve_ports(uint16_t capacity);
 
   // Local VMs: cfg.vms has room for params.spare_local_vms more (local_vms.hpp),
   // and so has every per-VM array and table here.

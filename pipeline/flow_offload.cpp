@@ -1,5 +1,7 @@
 #include "pipeline/flow_offload.hpp"
 
+#include <algorithm>
+
 #include <rte_byteorder.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -174,7 +176,12 @@ void negotiate_rx_mark(uint16_t port) {
 void install_offload(std::span<EdgeState* const> shards) {
   EdgeState& s = *shards[0];
   FlowOffload& o = s.offload;
-  o.ports.resize(s.stats.ports.size());
+  // The start-up ports (every one a VM-side or a fabric port); those
+  // attached at runtime (ports.hpp) classify in software.
+  size_t n_ports = 0;
+  for (const uint16_t p : s.vm_ports) n_ports = std::max<size_t>(n_ports, p + 1u);
+  for (const uint16_t p : s.cfg.fabric_ports) n_ports = std::max<size_t>(n_ports, p + 1u);
+  o.ports.resize(n_ports);
   bool markable = shards.size() <= kMarkMaxWorkers;
   for (const EdgeState* sh : shards) markable = markable && sh->pairs.size() <= (size_t{1} << kMarkWorkerShift);
   struct Owned {

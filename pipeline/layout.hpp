@@ -60,6 +60,16 @@ struct Layout {
   std::vector<std::string> rx_reta;     // DPDK port -> its RSS redirection by VM, spread VM ports (rss_reta.hpp; "" otherwise)
 
   size_t workers() const { return worker_lcores.size(); }
+  // The per-port vectors at `capacity` ports (Edge: room for ports attached
+  // at runtime, ports.hpp); a port not there yet is polled by nobody.
+  void reserve_ports(uint16_t capacity) {
+    if (rx_worker.size() >= capacity) return;
+    rx_worker.resize(capacity, -1);
+    rx_mode.resize(capacity, RxMode::dispatch);
+    rx_queues.resize(capacity, 1);
+    rx_why.resize(capacity);
+    if (!rx_reta.empty()) rx_reta.resize(capacity);
+  }
   // Whether worker w polls an RX queue of port: its own queue, or queue 0 as the RX lcore.
   bool polls(uint16_t port, uint16_t w) const {
     return rx_queues[port] > 1 ? w < rx_queues[port] : rx_worker[port] == static_cast<int>(w);

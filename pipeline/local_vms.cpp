@@ -71,14 +71,17 @@ size_t remote_after(const edge::EdgeConfig& c, const ReloadDiff& d, uint32_t vni
 std::string plan_local(const Edge& e, const ReloadDiff& d, const std::vector<size_t>& live, size_t free_entries,
                        std::vector<size_t>& need, LocalPlan& plan) {
   const edge::EdgeConfig& c = e.cfg;
-  const auto n_ports = e.layout.rx_mode.size();
+  size_t n_ports = 0;
+  for (uint16_t p = 0; p < e.port_capacity(); ++p) n_ports += e.port_present(p);
   size_t entries = 0;
   for (const VmChange& ch : d.local_vms) {
     if (ch.kind == VmChange::Kind::removed) continue;
     ++entries;
-    if (ch.vm.port >= n_ports)
-      return ch.at + ".port " + std::to_string(ch.vm.port) + " does not exist (" +
-             std::to_string(n_ports) + " DPDK ports)";
+    if (!e.port_present(ch.vm.port) || c.is_fabric_port(ch.vm.port))
+      return ch.at + ".port " + std::to_string(ch.vm.port) +
+             (c.is_fabric_port(ch.vm.port) ? " is a fabric port"
+                                           : " does not exist (" + std::to_string(n_ports) +
+                                                 " DPDK ports)");
   }
   if (entries > free_entries + e.local_vm_room)
     return c.file + ": vms: " + std::to_string(entries) + " local VM(s) to add, room for " +

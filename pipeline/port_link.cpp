@@ -15,6 +15,7 @@ PortLinks::PortLinks(uint16_t n_ports)
 void PortLinks::watch(uint16_t port, bool events, std::string what) {
   what_[port] = std::move(what);
   PortLink& l = links_[port];
+  l.gone.store(false, std::memory_order_relaxed);
   l.up.store(dpdk::link_up_now(port).value_or(false), std::memory_order_release);
   l.tracked.store(true, std::memory_order_release);
   if (!events) return;  // polled
@@ -31,17 +32,29 @@ void PortLinks::poll(Nanos now) {
   if (now < next_poll_) return;
   next_poll_ = now + kPollInterval;
   for (uint16_t p = 0; p < n_; ++p)
-    if (links_[p].tracked.load(std::memory_order_relaxed) && !links_[p].events.load(std::memory_order_relaxed)) update(p);
+    if (links_[p].tracked.load(std::memory_order_relaxed) && !links_[p].events.load(std::memory_order_relaxed) &&
+        !links_[p].gone.load(std::memory_order_relaxed))
+      update(p);
 }
 
 void PortLinks::unwatch() {
-  for (uint16_t p = 0; p < n_; ++p) {
-    if (!registered_[p]) continue;
-    // -EAGAIN: the callback is running on the interrupt thread right now.
-    while (rte_eth_dev_callback_unregister(p, RTE_ETH_EVENT_INTR_LSC, &PortLinks::on_event, this) == -EAGAIN) rte_pause();
-    registered_[p] = false;
-    links_[p].events.store(false, std::memory_order_relaxed);  // polled from here on, if at all
-  }
+  for (uint16_t p = 0; p < n_; ++p) unregister(p);
+}
+
+void PortLinks::unregister(uint16_t p) {
+  if (!registered_[p]) return;
+  // -EAGAIN: the callback is running on the interrupt thread right now.
+  while (rte_eth_dev_callback_unregister(p, RTE_ETH_EVENT_INTR_LSC, &PortLinks::on_event, this) == -EAGAIN) rte_pause();
+  registered_[p] = false;
+  links_[p].events.store(false, std::memory_order_relaxed);  // polled from here on, if at all
+}
+
+void PortLinks::forget(uint16_t port) {
+  unregister(port);
+  PortLink& l = links_[port];
+  l.gone.store(true, std::memory_order_relaxed);  // poll() leaves it
+  if (l.up.exchange(false, std::memory_order_acq_rel)) l.changes.fetch_add(1, std::memory_order_relaxed);
+  l.tracked.store(true, std::memory_order_release);  // known down
 }
 
 int PortLinks::on_event(uint16_t port, rte_eth_event_type type, void* self, void*) {

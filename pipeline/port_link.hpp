@@ -28,6 +28,7 @@ struct PortLink {
   std::atomic<bool> events{false};   // by the PMD's link status change events (else polled)
   std::atomic<bool> up{false};       // as of the last event or poll
   std::atomic<uint64_t> changes{0};  // up <-> down transitions seen since start-up
+  std::atomic<bool> gone{false};     // the port was removed at runtime (PortLinks::forget): down, not polled
 
   bool known_down() const {
     return tracked.load(std::memory_order_relaxed) && !up.load(std::memory_order_relaxed);
@@ -53,12 +54,17 @@ class PortLinks {
   void poll(Nanos now);
   // Stops following the events (before the ports close). Idempotent.
   void unwatch();
+  // One port stops being followed (it is removed at runtime, ports.hpp):
+  // its events unregistered, its link down from here on, as the TX buffers
+  // count what is still sent to it (link_down).
+  void forget(uint16_t port);
 
   const PortLink& operator[](uint16_t port) const { return links_[port]; }
   uint16_t size() const { return n_; }
 
  private:
   static int on_event(uint16_t port, rte_eth_event_type type, void* self, void* unused);
+  void unregister(uint16_t port);
   // Reads the port's link now; a change from what was recorded is counted
   // and logged.
   void update(uint16_t port);

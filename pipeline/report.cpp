@@ -18,7 +18,7 @@ namespace ufab::pipeline {
 void print_report(Edge& e, Nanos now) {
   const EdgeTotals t = totals(e);
   print_stats(stdout, "final", now, t.stats, t.queued);
-  print_port_stats(stdout, t.stats);
+  print_port_stats(stdout, t.stats, &e.ports_present());
   print_offload(stdout, e.shards[0]->offload, t.stats.marked);
   // What the PMDs counted before a frame reached the edge (no mbuf, ring
   // full), and each port's link now with the changes its events reported

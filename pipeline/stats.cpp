@@ -97,9 +97,10 @@ void print_stats(std::FILE* out, const char* tag, Nanos t, const EdgeStats& s, u
   std::fflush(out);
 }
 
-void print_port_stats(std::FILE* out, const EdgeStats& s) {
+void print_port_stats(std::FILE* out, const EdgeStats& s, const std::vector<uint8_t>* shown) {
   for (size_t p = 0; p < s.ports.size(); ++p) {
     const PortStats& ps = s.ports[p];
+    if (shown != nullptr && (p >= shown->size() || (*shown)[p] == 0) && !ps.counted()) continue;
     std::fprintf(out, "ufab-edge port=%zu rx=%" PRIu64 " rx_bytes=%" PRIu64 " tx=%" PRIu64 " tx_bytes=%" PRIu64, p, ps.rx,
                  ps.rx_bytes, ps.tx, ps.tx_bytes);
     for (size_t d = 0; d < kDrops; ++d)

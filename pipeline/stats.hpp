@@ -49,6 +49,11 @@ struct PortStats {
   uint64_t rx = 0, rx_bytes = 0;
   uint64_t tx = 0, tx_bytes = 0;
   std::array<uint64_t, kDrops> drops{};
+  bool counted() const {
+    for (const uint64_t d : drops)
+      if (d != 0) return true;
+    return rx != 0 || tx != 0;
+  }
 };
 
 struct EdgeStats {
@@ -94,6 +99,8 @@ struct EdgeStats {
 // "ufab-edge <tag> t=... rx= tx= queued= dropped= absorbed= generated= conserved=1 drop.<reason>=..."
 void print_stats(std::FILE* out, const char* tag, Nanos t, const EdgeStats& s, uint64_t queued);
 // One line per port.
-void print_port_stats(std::FILE* out, const EdgeStats& s);
+// One line per port; with `shown`, only the ports it marks and those with a
+// count (a port removed at runtime, ports.hpp, keeps its counters).
+void print_port_stats(std::FILE* out, const EdgeStats& s, const std::vector<uint8_t>* shown = nullptr);
 
 }  // namespace ufab::pipeline

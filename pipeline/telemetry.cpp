@@ -16,7 +16,7 @@ namespace ufab::pipeline {
 
 namespace {
 
-enum Cmd : int { kStats, kTenants, kPaths, kPairs, kPair, kTenantSet, kTenantClass, kPathDrain, kPathUndrain, kReload, kWorkers };
+enum Cmd : int { kStats, kTenants, kPaths, kPairs, kPair, kTenantSet, kTenantClass, kPathDrain, kPathUndrain, kReload, kWorkers, kPortAdd, kPortRemove };
 
 std::atomic<Telemetry::Request*> g_pending{nullptr};
 std::atomic<bool> g_serving{false};
@@ -56,6 +56,8 @@ int cb_path_drain(const char*, const char* p, rte_tel_data* d) { return ask(kPat
 int cb_path_undrain(const char*, const char* p, rte_tel_data* d) { return ask(kPathUndrain, p, d); }
 int cb_reload(const char*, const char* p, rte_tel_data* d) { return ask(kReload, p, d); }
 int cb_workers(const char*, const char* p, rte_tel_data* d) { return ask(kWorkers, p, d); }
+int cb_port_add(const char*, const char* p, rte_tel_data* d) { return ask(kPortAdd, p, d); }
+int cb_port_remove(const char*, const char* p, rte_tel_data* d) { return ask(kPortRemove, p, d); }
 
 }  // namespace
 
@@ -75,6 +77,10 @@ Telemetry::Telemetry(Edge& e) : e_(e) {
     rte_telemetry_register_cmd("/ufab/path_undrain", cb_path_undrain, "Use a drained path again. Parameters: HOST,PATH");
     rte_telemetry_register_cmd("/ufab/reload", cb_reload, "Re-read the configuration file (as SIGHUP). No parameters");
     rte_telemetry_register_cmd("/ufab/workers", cb_workers, "Per worker lcore: pairs, rx, tx, queued, busy. No parameters");
+    rte_telemetry_register_cmd("/ufab/port_add", cb_port_add,
+                               "Attach a VM-side port (--spare-ports). Parameter: DEVARGS, e.g. net_vhost3,iface=/run/vm3.sock");
+    rte_telemetry_register_cmd("/ufab/port_remove", cb_port_remove,
+                               "Detach a VM-side port no VM names. Parameter: PORT");
     return true;
   }();
   (void)registered;
@@ -102,6 +108,8 @@ void Telemetry::serve(Nanos now) {
     case kPathUndrain: fill_drain(e_, r->params, r->d, false); break;
     case kReload: fill_reload(e_, r->d, now); break;
     case kWorkers: fill_workers(e_, r->d); break;
+    case kPortAdd: fill_port_add(e_, r->params, r->d); break;
+    case kPortRemove: fill_port_remove(e_, r->params, r->d); break;
     default: r->rc = -1;
   }
   r->done.store(true, std::memory_order_release);

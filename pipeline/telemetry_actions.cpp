@@ -1,5 +1,5 @@
-// Telemetry actions: tenant_set, tenant_class, path_drain/undrain, reload
-// (edge/README.md).
+// Telemetry actions: tenant_set, tenant_class, path_drain/undrain, reload,
+// port_add/port_remove (edge/README.md).
 #include <rte_telemetry.h>
 
 #include <cinttypes>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/ports.hpp"
 #include "pipeline/telemetry_fill.hpp"
 
 namespace ufab::pipeline::tel {
@@ -86,6 +87,35 @@ void fill_reload(Edge& e, rte_tel_data* d, Nanos now) {
   rte_tel_data_start_array(c, RTE_TEL_STRING_VAL);
   for (const std::string& ch : r.changes) rte_tel_data_add_array_string(c, ch.c_str());
   rte_tel_data_add_dict_container(d, "changes", c, 0);
+}
+
+void fill_port_add(Edge& e, const char* params, rte_tel_data* d) {
+  const std::string devargs = params != nullptr ? params : "";
+  uint16_t port = 0;
+  std::string line;
+  if (const std::string err = add_port(e, devargs, &port, &line); !err.empty()) return fail(d, err);
+  std::printf("%s (attached)\n", line.c_str());
+  std::fflush(stdout);
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_int(d, "ok", 1);
+  rte_tel_data_add_dict_u64(d, "port", port);
+  rte_tel_data_add_dict_string(d, "port_line", line.c_str());
+  rte_tel_data_add_dict_string(d, "rx_mode", to_string(e.layout.rx_mode[port]));
+  rte_tel_data_add_dict_int(d, "rx_worker", e.layout.rx_worker[port]);
+}
+
+void fill_port_remove(Edge& e, const char* params, rte_tel_data* d) {
+  const std::string a = params != nullptr ? params : "";
+  if (a.empty() || a.size() > 5 || a.find_first_not_of("0123456789") != std::string::npos)
+    return fail(d, "usage: /ufab/port_remove,PORT (a port id: /ufab/stats lists them)");
+  const unsigned long p = std::strtoul(a.c_str(), nullptr, 10);
+  if (p > UINT16_MAX) return fail(d, "port " + a + " does not exist");
+  if (const std::string err = remove_port(e, static_cast<uint16_t>(p)); !err.empty()) return fail(d, err);
+  std::printf("ufab-edge port %lu removed\n", p);
+  std::fflush(stdout);
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_int(d, "ok", 1);
+  rte_tel_data_add_dict_u64(d, "removed", p);
 }
 
 }  // namespace ufab::pipeline::tel

@@ -32,5 +32,7 @@ void fill_tenant_set(Edge& e, const char* params, rte_tel_data* d);
 void fill_tenant_class(Edge& e, const char* params, rte_tel_data* d);
 void fill_drain(Edge& e, const char* params, rte_tel_data* d, bool on);
 void fill_reload(Edge& e, rte_tel_data* d, Nanos now);
+void fill_port_add(Edge& e, const char* params, rte_tel_data* d);
+void fill_port_remove(Edge& e, const char* params, rte_tel_data* d);
 
 }  // namespace ufab::pipeline::tel

@@ -93,13 +93,18 @@ void fill_stats(Edge& e, rte_tel_data* d) {
     std::snprintf(name, sizeof(name), "drop_%s", to_string(static_cast<Drop>(r)).data());
     rte_tel_data_add_dict_u64(d, name, st.dropped(static_cast<Drop>(r)));
   }
+  // The edge's ports, and those removed at runtime that counted frames
+  // ("removed": 1; ports.hpp).
   for (size_t p = 0; p < st.ports.size(); ++p) {
+    const PortStats& ps = st.ports[p];
+    const bool present = e.port_present(static_cast<uint16_t>(p));
+    if (!present && !ps.counted()) continue;
     rte_tel_data* c = rte_tel_data_alloc();
     if (c == nullptr) break;
     rte_tel_data_start_dict(c);
-    const PortStats& ps = st.ports[p];
     rte_tel_data_add_dict_u64(c, "rx", ps.rx);
     rte_tel_data_add_dict_u64(c, "tx", ps.tx);
+    if (!present) rte_tel_data_add_dict_u64(c, "removed", 1);
     // The link now (read here, on the telemetry thread), how the edge
     // follows it (the PMD's events, or polled) and the changes it saw
     // (port_link.hpp).
@@ -297,6 +302,7 @@ void fill_workers(Edge& e, rte_tel_data* d) {
   rte_tel_data_add_dict_u64(d, "host_room", room.hosts.size() + e.host_room);
   // How each port's RX queues are polled (layout.hpp RxMode): "rx_port<P>": "<mode> queues=<Q>".
   for (size_t p = 0; p < e.layout.rx_mode.size(); ++p) {
+    if (!e.port_present(static_cast<uint16_t>(p))) continue;
     char key[32], val[64];
     std::snprintf(key, sizeof(key), "rx_port%zu", p);
     std::snprintf(val, sizeof(val), "%s queues=%u", to_string(e.layout.rx_mode[p]), e.layout.rx_queues[p]);

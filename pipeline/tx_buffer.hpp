@@ -28,6 +28,13 @@ class TxBuffer {
       : port_(port), queue_(queue), stats_(stats), link_(link) {}
   // Frames go to `ring` (the TX lcore's) instead of a TX queue.
   void use_ring(rte_ring* ring) { ring_ = ring; }
+  // The port is gone (ports.hpp, /ufab/port_remove): what is pushed from
+  // here on is dropped as link_down, and the PMD is not called (a closed
+  // port's burst functions log and dump a stack).
+  void close() {
+    closed_ = true;
+    ring_ = nullptr;
+  }
 
   // Counts the frame's bytes now, while its header line is in the cache
   // (a loop over the burst in flush() cost ~6 instructions a frame).
@@ -39,6 +46,7 @@ class TxBuffer {
   void flush() {
     if (n_ == 0) return;
     PortStats& ps = stats_->ports[port_];
+    if (closed_) return drop_from(0, ps, Drop::link_down);
     if (ring_ != nullptr) {
       const unsigned sent = rte_ring_mp_enqueue_burst(ring_, reinterpret_cast<void* const*>(pkts_), n_, nullptr);
       stats_->handed_off += sent;
@@ -72,6 +80,7 @@ class TxBuffer {
   EdgeStats* stats_;
   const PortLink* link_;
   rte_ring* ring_ = nullptr;
+  bool closed_ = false;
   uint16_t n_ = 0;
   uint64_t bytes_ = 0;  // of pkts_[0, n_)
   rte_mbuf* pkts_[kCap];

@@ -1,20 +1,26 @@
-// A VM that boots on a host while its edge runs (pipeline/local_vms.hpp):
-// edge A starts with VM a1 on net_vhost0 (port 0), its fabric memif (port
-// 1) and a second vhost-user socket, net_vhost1 (port 2), that no VM names
-// yet; edge B has VM b on net_vhost0 and knows a1 and a2 as remote VMs on
-// host A. One ufab-core between them (memif). The VMs are ufab-vmgen
+// A VM that boots on a host while its edge runs (pipeline/local_vms.hpp)
+// on a vhost-user port attached while the edge runs (pipeline/ports.hpp):
+// edge A starts with VM a1 on net_vhost0 (port 0) and its fabric memif
+// (port 1); edge B has VM b on net_vhost0 and knows a1 and a2 as remote VMs
+// on host A. One ufab-core between them (memif). The VMs are ufab-vmgen
 // processes on virtio-user (client mode, as QEMU is):
+//  0. /ufab/port_add,net_vhost1,iface=...: port 2, polled by worker 0.
+//     Refused: the same name again, a device no PMD knows, removing the
+//     fabric port, port 0 (a1 is on it), a port that does not exist.
 //  1. VM b connects. VM a2 boots on A's port 2 and sends 20 frames to b
 //     before A's file names it: A polls the port anyway and drops each as
 //     unknown_pair.
 //  2. A's file gains a2 on port 2; SIGHUP: "local VM a2 added (port 2,
-//     worker 0): 1 pair(s)". a2 sends 25 frames, which reach b unchanged;
-//     then b sends 10 frames to a2, which reach a2 unchanged (A decaps them
-//     to port 2).
+//     worker 0): 1 pair(s)". Removing port 2 is refused (a2 is on it). a2
+//     sends 25 frames, which reach b unchanged; then b sends 10 frames to
+//     a2, which reach a2 unchanged (A decaps them to port 2).
 //  3. /ufab/reload with a2 gone from the file: "local VM a2 removed"; a2's
 //     next 15 frames are unknown_pair again.
+//  4. /ufab/port_remove,2: detached (its counters stay, "removed": 1);
+//     attached again, it takes id 2 again, is polled again (a2's 15 frames
+//     once more unknown_pair) and counts on.
 // Both edges conserve every frame and exit cleanly; A's port 2 received
-// 60 frames and B handed b 25.
+// 75 frames and B handed b 25.
 //
 // argv[1]: ufab-edge, argv[2]: ufab-core, argv[3]: ufab-vmgen (empty when not
 // built: exit 77).
@@ -37,7 +43,7 @@ namespace {
 using namespace ufab::itest;
 
 constexpr uint32_t kA2 = 0xc0a80002, kB = 0xc0a8000b;
-constexpr size_t kEarly = 20, kUp = 25, kBack = 10, kGone = 15;
+constexpr size_t kEarly = 20, kUp = 25, kBack = 10, kGone = 15, kDropped = kEarly + 2 * kGone;
 
 const char* kA2Line = "  - {name: a2, id: 2, tenant: 100, mac: \"02:00:00:00:0a:02\", ip: 192.168.0.2, port: 2}\n";
 
@@ -111,26 +117,44 @@ int main(int argc, char** argv) {
   write_pcap(dir + "/gone.pcap", gone);
   write_pcap(dir + "/empty.pcap", {});
 
-  const auto edge_cmd = [&](const std::string& prefix, const char* lcore, const std::string& me, const std::string& memif,
-                            bool spare_port) {
+  const auto edge_cmd = [&](const std::string& prefix, const char* lcore, const std::string& me, const std::string& memif) {
     std::vector<std::string> c = {edge};
     for (const std::string& s : edge_eal(prefix, lcore)) c.push_back(s);
     c.insert(c.end(), {"--vdev", "net_vhost0,iface=" + dir + "/vm" + me + "0.sock", "--vdev", "net_memif0," + memif});
-    if (spare_port) c.insert(c.end(), {"--vdev", "net_vhost1,iface=" + dir + "/vm" + me + "2.sock"});
     c.insert(c.end(), {"--", "--config", dir + "/" + me + ".yaml", "--stats-interval", "0"});
     return c;
   };
-  const int pid_b = spawn(edge_cmd(pb, "0", "B", "role=server,socket=" + dir + "/b.sock", false), dir + "/b.out", dir + "/b.err");
+  const int pid_b = spawn(edge_cmd(pb, "0", "B", "role=server,socket=" + dir + "/b.sock"), dir + "/b.out", dir + "/b.err");
   track_process(pid_b);
   ITEST_CHECK(wait_for_text(dir + "/b.out", "VM-pairs", 30), "edge B did not start: %s", read_file(dir + "/b.err").c_str());
   const Spawned sw = spawn_switch_between_edges(core, pc, dir, 15);
   track_process(sw.pid);
   ITEST_CHECK(sw.ready, "the switch does not listen");
-  const int pid_a = spawn(edge_cmd(pa, "1", "A", "role=client,socket=" + dir + "/a.sock", true), dir + "/a.out", dir + "/a.err");
+  const int pid_a = spawn(edge_cmd(pa, "1", "A", "role=client,socket=" + dir + "/a.sock"), dir + "/a.out", dir + "/a.err");
   track_process(pid_a);
   ITEST_CHECK(wait_for_text(dir + "/a.out", "VM-pairs", 30), "edge A did not start: %s", read_file(dir + "/a.err").c_str());
-  ITEST_CHECK(read_file(dir + "/a.out").find("ufab-edge rx port=2 mode=dispatch queues=1 rx_worker=0") != std::string::npos,
-              "edge A polls port 2, which no VM names");
+  ITEST_CHECK(read_file(dir + "/a.out").find("ufab-edge rx port=2") == std::string::npos, "edge A starts with 2 ports");
+
+  // 0. A vhost-user socket for a2, attached at runtime.
+  const std::string a2_devargs = "net_vhost1,iface=" + dir + "/vmA2.sock";
+  const std::string added = telemetry(pa, "/ufab/port_add," + a2_devargs);
+  ITEST_CHECK(added.find("\"ok\":1") != std::string::npos && json_number(added, "port") == 2 &&
+                  added.find("\"rx_mode\":\"dispatch\",\"rx_worker\":0") != std::string::npos,
+              "0: port_add: %s", added.c_str());
+  ITEST_CHECK(wait_for_text(dir + "/a.out", "ufab-edge port 2 net_vhost1 (net_vhost) link down, VM side, link events on "
+                                            "(attached)", 5),
+              "0: A's log names port 2");
+  const auto refused = [&](const std::string& cmd, const std::string& why) {
+    const std::string r = telemetry(pa, cmd);
+    ITEST_CHECK(r.find("\"ok\":0") != std::string::npos && r.find(why) != std::string::npos, "%s: %s (want %s)", cmd.c_str(),
+                r.c_str(), why.c_str());
+  };
+  refused("/ufab/port_add," + a2_devargs, "a port named net_vhost1 exists already (port 2)");
+  refused("/ufab/port_add,net_nosuchpmd0", "cannot attach net_nosuchpmd0");
+  refused("/ufab/port_remove,1", "port 1 is a fabric port");
+  refused("/ufab/port_remove,0", "port 0 has local VM(s) a1");
+  refused("/ufab/port_remove,7", "port 7 does not exist");
+  refused("/ufab/port_remove,x", "usage: /ufab/port_remove,PORT");
 
   VmGens vms(vmgen, dir, tag);
   const auto a_stat = [&](int port, const char* key) { return port_stat(telemetry(pa, "/ufab/stats"), port, key); };
@@ -150,6 +174,7 @@ int main(int argc, char** argv) {
   kill(pid_a, SIGHUP);
   ITEST_CHECK(wait_for_text(dir + "/a.out", "ufab-edge reload ok [local VM a2 added (port 2, worker 0): 1 pair(s)]", 10),
               "2: SIGHUP adding a2: %s", read_file(dir + "/a.out").c_str());
+  refused("/ufab/port_remove,2", "port 2 has local VM(s) a2");
   vm_a2 = vms.start("vmA2.sock", dir + "/up.pcap", dir + "/a2_2_out.pcap");
   ITEST_CHECK(wait_until([&] { return b_stat(0, "tx") == static_cast<long long>(kUp); }, 20),
               "2: edge B handed VM b %lld of a2's %zu frames", b_stat(0, "tx"), kUp);
@@ -172,6 +197,21 @@ int main(int argc, char** argv) {
               "3: edge A dropped %lld frames as unknown_pair (want %zu)", a_unknown(), kEarly + kGone);
   vms.stop(vm_a2);
 
+  // 4. Port 2 detached, then attached again.
+  const std::string removed = telemetry(pa, "/ufab/port_remove,2");
+  ITEST_CHECK(removed.find("\"ok\":1,\"removed\":2") != std::string::npos, "4: port_remove: %s", removed.c_str());
+  const std::string st = telemetry(pa, "/ufab/stats");
+  ITEST_CHECK(port_stat(st, 2, "removed") == 1 && port_stat(st, 2, "rx") == static_cast<long long>(kEarly + kUp + kGone) &&
+                  telemetry(pa, "/ethdev/list").find("2") == std::string::npos,
+              "4: port 2 gone from the EAL, its counters kept: %s", st.c_str());
+  const std::string again = telemetry(pa, "/ufab/port_add," + a2_devargs);
+  ITEST_CHECK(again.find("\"ok\":1") != std::string::npos && json_number(again, "port") == 2, "4: port_add again: %s",
+              again.c_str());
+  vm_a2 = vms.start("vmA2.sock", dir + "/gone.pcap", dir + "/a2_4_out.pcap");
+  ITEST_CHECK(wait_until([&] { return a_unknown() == static_cast<long long>(kDropped); }, 20),
+              "4: edge A dropped %lld frames as unknown_pair (want %zu)", a_unknown(), kDropped);
+  vms.stop(vm_a2);
+
   const auto stop = [](int pid) {
     kill(pid, SIGTERM);
     return wait_with_deadline(pid, 30);
@@ -186,14 +226,14 @@ int main(int argc, char** argv) {
   ITEST_CHECK(!rb.timed_out && rb.exit_code == 0, "edge B failed (timed out %d, exit %d)", rb.timed_out, rb.exit_code);
   ITEST_CHECK(!rc.timed_out && rc.exit_code == 0, "the switch failed (timed out %d, exit %d)", rc.timed_out, rc.exit_code);
   auto fa = parse_line(out_a, "ufab-edge final "), fb = parse_line(out_b, "ufab-edge final ");
-  ITEST_CHECK(fa["conserved"] == 1 && fa["queued"] == 0 && fa["dropped"] == kEarly + kGone &&
-                  fa["drop.unknown_pair"] == kEarly + kGone && fa["encap"] == kUp && fa["decap"] == kBack,
-              "edge A: conserved; %zu unknown_pair, a2's %zu frames sent, b's %zu delivered", kEarly + kGone, kUp, kBack);
+  ITEST_CHECK(fa["conserved"] == 1 && fa["queued"] == 0 && fa["dropped"] == kDropped &&
+                  fa["drop.unknown_pair"] == kDropped && fa["encap"] == kUp && fa["decap"] == kBack,
+              "edge A: conserved; %zu unknown_pair, a2's %zu frames sent, b's %zu delivered", kDropped, kUp, kBack);
   auto pa2 = parse_line(out_a, "ufab-edge port=2 ");
-  ITEST_CHECK(pa2["rx"] == kEarly + kUp + kGone && pa2["tx"] == kBack, "edge A's port 2: rx %llu, tx %llu",
+  ITEST_CHECK(pa2["rx"] == kDropped + kUp && pa2["tx"] == kBack, "edge A's port 2: rx %llu, tx %llu",
               static_cast<unsigned long long>(pa2["rx"]), static_cast<unsigned long long>(pa2["tx"]));
   ITEST_CHECK(fb["conserved"] == 1 && fb["dropped"] == 0 && fb["decap"] == kUp && fb["encap"] == kBack,
               "edge B: conserved, nothing dropped");
-  return conclude(dir, "ufab_edge_vm_boot: a VM booted on a spare vhost-user port, was added and removed by reloads; "
-                        "every frame counted");
+  return conclude(dir, "ufab_edge_vm_boot: a VM booted on a vhost-user port attached at runtime, was added and removed "
+                        "by reloads; the port detached and attached again; every frame counted");
 }

@@ -14,6 +14,10 @@
 //    on worker 1 with index 3), in a command through its ring; a second
 //    adds local VMs a3 and a4 (pipeline/local_vms.hpp): a3 to worker 0
 //    (pairs 4, 5), a4 to worker 1 (pairs 6, 7), the one with fewer pairs;
+//  - /ufab/port_add attaches net_pcap2 (port 2, pipeline/ports.hpp) while
+//    the workers run: polled by worker 0 (both workers poll one port), its
+//    5 frames (from an address no VM has) are unknown_pair on port 2; then
+//    /ufab/port_remove detaches it and /ufab/stats keeps its counts;
 //  - SIGTERM: the edge drains, sends finish for both active pairs (counted in
 //    the fabric capture), prints the report (conservation, no drops, frames
 //    handed between workers) and exits 0;
@@ -39,6 +43,13 @@
 #include "tests/integration/run_process.hpp"
 
 namespace {
+
+// Port 2's unknown_pair count in /ufab/stats (-1: no port 2).
+long long port_unknown(const std::string& stats) {
+  const size_t at = stats.find("\"port2\":{");
+  if (at == std::string::npos) return -1;
+  return ufab::itest::json_number(stats.substr(at, stats.find('}', at) - at), "unknown_pair");
+}
 
 using namespace ufab;
 using namespace ufab::itest;
@@ -158,6 +169,24 @@ int main(int argc, char** argv) {
   ITEST_CHECK(json_number(pair5, "worker") == 0 && pair5.find("\"local\":\"a3\",\"remote\":\"b2\"") != std::string::npos &&
                   json_number(pair6, "worker") == 1 && pair6.find("\"local\":\"a4\",\"remote\":\"b1\"") != std::string::npos,
               "/ufab/pair,5 and 6: a3's on worker 0, a4's on worker 1");
+  // A port attached and detached while both workers run.
+  std::vector<Frame> hot_in;
+  for (uint8_t i = 0; i < 5; ++i) hot_in.push_back(vm_frame(0xc0a80063, kB1, 3000, 100, i));  // 192.168.0.99: no VM
+  write_pcap(dir + "/hot_in.pcap", hot_in);
+  const std::string hot = telemetry(prefix, "/ufab/port_add,net_pcap2,rx_pcap=" + dir + "/hot_in.pcap,tx_pcap=" + dir +
+                                                "/hot_out.pcap");
+  ITEST_CHECK(hot.find("\"ok\":1") != std::string::npos && json_number(hot, "port") == 2 &&
+                  hot.find("\"rx_mode\":\"dispatch\",\"rx_worker\":0") != std::string::npos,
+              "port_add: %s", hot.c_str());
+  std::string hot_stats;
+  for (int i = 0; i < 100 && port_unknown(hot_stats = telemetry(prefix, "/ufab/stats")) != 5; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ITEST_CHECK(port_unknown(hot_stats) == 5, "port 2's 5 frames unknown_pair: %s", hot_stats.c_str());
+  const std::string hot_removed = telemetry(prefix, "/ufab/port_remove,2");
+  const std::string after = telemetry(prefix, "/ufab/stats");
+  ITEST_CHECK(hot_removed.find("\"ok\":1,\"removed\":2") != std::string::npos && port_unknown(after) == 5 &&
+                  after.find("\"removed\":1") != std::string::npos,
+              "port_remove: %s %s", hot_removed.c_str(), after.c_str());
   kill(pid, SIGTERM);
   const RunResult r = wait_with_deadline(pid, 20);
   remove_dpdk_runtime(prefix);
@@ -173,7 +202,8 @@ int main(int argc, char** argv) {
               "/ufab/pair,1: a2's pair on worker 1, with history");
 
   auto f = parse_line(out, "ufab-edge final ");
-  ITEST_CHECK(f["rx"] == vm_in.size() + fab_in.size() && f["conserved"] == 1 && f["dropped"] == 0,
+  ITEST_CHECK(f["rx"] == vm_in.size() + fab_in.size() + hot_in.size() && f["conserved"] == 1 &&
+                  f["dropped"] == hot_in.size() && f["drop.unknown_pair"] == hot_in.size(),
               "final: rx=%llu dropped=%llu", static_cast<unsigned long long>(f["rx"]),
               static_cast<unsigned long long>(f["dropped"]));
   ITEST_CHECK(f["encap"] == 40 && f["decap"] == 2 && f["reflected"] == 2, "encap/decap/reflected");
