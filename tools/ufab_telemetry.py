@@ -280,3 +280,10 @@ class Client:
 
     def reload(self):
         return normalize(self.call("/ufab/reload"))
+
+    def port_add(self, devargs):
+        """Attaches a VM-side port (ufab-edge --spare-ports), e.g. "net_vhost3,iface=/run/vm3.sock"."""
+        return normalize(self.call("/ufab/port_add", devargs))
+
+    def port_remove(self, port):
+        return normalize(self.call("/ufab/port_remove", str(port)))

@@ -262,6 +262,24 @@ class RealEdge(unittest.TestCase):
                 f.write(good)
         self.assertEqual(self.ctl_json("stats")["rx"], RX, "a refused reload leaves the edge running")
 
+    def test_port_add_remove(self):
+        self.need("/ufab/port_add")
+        r = self.ctl_json("port-add", "net_ring9")
+        self.assertTrue(r["ok"], r)
+        self.assertEqual(r["port"], 3, "the lowest free port id (ports 0-2 at start-up)")
+        rc, _, err = ufabctl(*self.p, "port-add", "net_ring9")
+        self.assertEqual(rc, 1)
+        self.assertIn("a port named net_ring9 exists already (port 3)", err)
+        rc, _, err = ufabctl(*self.p, "port-remove", "0")
+        self.assertEqual(rc, 1)
+        self.assertIn("port 0 has local VM(s) a1, a2", err)
+        rc, out, err = ufabctl(*self.p, "port-remove", "3")
+        self.assertEqual((rc, out.strip()), (0, "ok: port detached, removed 3"), err)
+        rc, _, err = ufabctl(*self.p, "port-remove", "3")
+        self.assertEqual(rc, 1)
+        self.assertIn("port 3 does not exist", err)
+        self.assertEqual(self.ctl_json("stats")["rx"], RX, "no frame came or went")
+
     def test_workers(self):
         self.need("/ufab/workers")
         w = self.ctl_json("workers")
