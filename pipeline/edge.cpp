@@ -31,8 +31,9 @@ edge::EdgeConfig& with_room(edge::EdgeConfig& c) {
 }  // namespace
 
 namespace {
+// The start-up ports and room for `spare` more, within DPDK's port ids.
 uint16_t capacity(uint16_t n_ports, uint16_t spare) {
-  return static_cast<uint16_t>(std::min<unsigned>(RTE_MAX_ETHPORTS, std::max<unsigned>(n_ports, n_ports + spare)));
+  return static_cast<uint16_t>(std::min<unsigned>(RTE_MAX_ETHPORTS, unsigned{n_ports} + spare));
 }
 }  // namespace
 
