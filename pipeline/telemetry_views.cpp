@@ -102,6 +102,9 @@ void fill_stats(Edge& e, rte_tel_data* d) {
     rte_tel_data* c = rte_tel_data_alloc();
     if (c == nullptr) break;
     rte_tel_data_start_dict(c);
+    // Its device name (ports attached at runtime take the lowest free id).
+    if (char dev[RTE_ETH_NAME_MAX_LEN]; present && rte_eth_dev_get_name_by_port(static_cast<uint16_t>(p), dev) == 0)
+      rte_tel_data_add_dict_string(c, "name", dev);
     rte_tel_data_add_dict_u64(c, "rx", ps.rx);
     rte_tel_data_add_dict_u64(c, "tx", ps.tx);
     if (!present) rte_tel_data_add_dict_u64(c, "removed", 1);

@@ -144,6 +144,8 @@ int main(int argc, char** argv) {
   ITEST_CHECK(wait_for_text(dir + "/a.out", "ufab-edge port 2 net_vhost1 (net_vhost) link down, VM side, link events on "
                                             "(attached)", 5),
               "0: A's log names port 2");
+  ITEST_CHECK(telemetry(pa, "/ufab/stats").find("\"port2\":{\"name\":\"net_vhost1\",\"rx\":0") != std::string::npos,
+              "0: /ufab/stats names port 2's device");
   const auto refused = [&](const std::string& cmd, const std::string& why) {
     const std::string r = telemetry(pa, cmd);
     ITEST_CHECK(r.find("\"ok\":0") != std::string::npos && r.find(why) != std::string::npos, "%s: %s (want %s)", cmd.c_str(),

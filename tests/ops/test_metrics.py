@@ -107,8 +107,11 @@ class Exporter(unittest.TestCase):
         # the link (net_pcap: up, polled) is a gauge and a counter of its own, not a drop reason
         self.assertEqual(v("ufab_port_link_up", port="port0"), 1)
         self.assertEqual(v("ufab_port_link_changes_total", port="port0"), 0)
-        for key in ("link_up", "link_watch", "link_changes"):
+        for key in ("link_up", "link_watch", "link_changes", "name", "removed"):
             self.assertIsNone(v("ufab_port_dropped_packets_total", port="port0", reason=key))
+        # the port's device name is a label of its info gauge
+        self.assertEqual(v("ufab_port_info", port="port0", device="net_pcap0"), 1)
+        self.assertIsNone(v("ufab_port_removed", port="port0"))
         self.assertEqual(v("ufab_pairs"), sample.N_PAIRS)
         self.assertEqual(v("ufab_tenant_guarantee_bps", vni=100), 2e9)
         self.assertEqual(v("ufab_tenant_guarantee_bps", vni=200), 1e9)

@@ -116,8 +116,8 @@ class RealEdge(unittest.TestCase):
         self.assertRegex(out, r"(?m)^balance\s+0\s")
         self.assertRegex(out, r"(?m)^unknown_pair\s+2$")
         # net_pcap: link up (polled), no change; the link is a column of its own, not a drop
-        self.assertRegex(out, r"(?m)^port\s+rx\s+tx\s+link\s+drops$")
-        self.assertRegex(out, r"(?m)^port2\s+1\s+\d+\s+up \(0 changes\)\s+not_ufab=1$")
+        self.assertRegex(out, r"(?m)^port\s+device\s+rx\s+tx\s+link\s+drops$")
+        self.assertRegex(out, r"(?m)^port2\s+net_pcap2\s+1\s+\d+\s+up \(0 changes\)\s+not_ufab=1$")
 
     def test_tenants(self):
         t = {v["vni"]: v for v in self.ctl_json("tenants").values()}
