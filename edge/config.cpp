@@ -63,6 +63,13 @@ class Where {
     s << ": " << printable(field) << ": " << printable(what);
     throw ConfigError(s.str());
   }
+  // "file:line:col" of n (a message made later: resolve_ports).
+  std::string at(const YAML::Node& n) const {
+    std::ostringstream s;
+    s << file_;
+    if (n.IsDefined() && n.Mark().line >= 0) s << ':' << n.Mark().line + 1 << ':' << n.Mark().column + 1;
+    return s.str();
+  }
   // Field names and values come from the file: a control byte in them (a
   // NUL cut the message short at what()) is written as \xNN.
   static std::string printable(const std::string& in) {
@@ -353,8 +360,20 @@ VmCfg load_vm(const Where& w, const YAML::Node& n, const std::string& f, const E
     // (pipeline/ipv6_tables.hpp).
     v.mac = mac(w, w.need(n, "mac", f), f + ".mac");
     if (v.mac == Mac{} || (v.mac[0] & 1) != 0) w.fail(n["mac"], f + ".mac", "must be a unicast MAC, not all zeros");
-    v.port = static_cast<uint16_t>(u64(w, w.need(n, "port", f), f + ".port", 0, 1023));
-    if (c.is_fabric_port(v.port)) w.fail(n["port"], f + ".port", "is a fabric port");
+    // The vNIC's DPDK port: its id, or its device name (resolve_ports, once
+    // the EAL has the ports: a port attached at runtime takes the lowest free id).
+    const YAML::Node pn = w.need(n, "port", f);
+    const std::string ps = scalar(w, pn, f + ".port");
+    if (!ps.empty() && ps.find_first_not_of("0123456789") != std::string::npos) {
+      if (ps.size() >= 64 ||
+          ps.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:.-") != std::string::npos)
+        w.fail(pn, f + ".port", "'" + ps + "' is neither a port id nor a DPDK device name");
+      v.port_name = ps;
+      v.port_at = w.at(pn);
+    } else {
+      v.port = static_cast<uint16_t>(u64(w, pn, f + ".port", 0, 1023));
+      if (c.is_fabric_port(v.port)) w.fail(pn, f + ".port", "is a fabric port");
+    }
   } else {
     // The MAC this edge answers ARP requests for the VM's address with
     // (pipeline/vm_arp.cpp): its vNIC's, so one a VM may send to.
@@ -454,9 +473,10 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
       if (t.weight_from_guarantee) t.weight_class = c.weight_class_of(t.guarantee_bps).cls;
 
     std::set<uint32_t> ids;
-    std::set<std::tuple<uint16_t, uint32_t, uint32_t>> port_ips;  // (port, S-VLAN:VLAN, IP) names a local VM
-    std::set<std::tuple<uint16_t, uint32_t, Ip6>> port_ip6s;       // and (port, S-VLAN:VLAN, IPv6)
-    std::set<std::tuple<uint16_t, uint32_t, Mac>> port_macs;       // and (port, S-VLAN:VLAN, MAC) for ND
+    // The port as written (an id, or a device name resolve_ports checks again once resolved).
+    std::set<std::tuple<std::string, uint32_t, uint32_t>> port_ips;  // (port, S-VLAN:VLAN, IP) names a local VM
+    std::set<std::tuple<std::string, uint32_t, Ip6>> port_ip6s;       // and (port, S-VLAN:VLAN, IPv6)
+    std::set<std::tuple<std::string, uint32_t, Mac>> port_macs;       // and (port, S-VLAN:VLAN, MAC) for ND
     // (VNI, IP) and (VNI, IPv6) name one VM of the tenant, local or remote:
     // fabric_rx delivers by (VNI, destination), and ARP, ND and the pairs'
     // keys by the remote VM's address (the VM's name, to say which).
@@ -485,12 +505,13 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
       v.vlan = c.tenant(v.vni)->vlan;
       v.svlan = c.tenant(v.vni)->svlan;
       if (!ids.insert(v.id).second) w.fail(n["id"], f + ".id", "duplicate VM id " + std::to_string(v.id));
-      if (!port_ips.insert({v.port, uint32_t{v.svlan} << 16 | v.vlan, v.ip}).second)
+      const std::string pk = v.port_name.empty() ? "#" + std::to_string(v.port) : v.port_name;
+      if (!port_ips.insert({pk, uint32_t{v.svlan} << 16 | v.vlan, v.ip}).second)
         w.fail(n["ip"], f + ".ip", v.vlan != 0 ? "another VM on this port and VLAN has this IP" : "another VM on this port has this IP");
-      if (v.ip6 != Ip6{} && !port_ip6s.insert({v.port, uint32_t{v.svlan} << 16 | v.vlan, v.ip6}).second)
+      if (v.ip6 != Ip6{} && !port_ip6s.insert({pk, uint32_t{v.svlan} << 16 | v.vlan, v.ip6}).second)
         w.fail(n["ip6"], f + ".ip6",
                v.vlan != 0 ? "another VM on this port and VLAN has this IPv6 address" : "another VM on this port has this IPv6 address");
-      if (!port_macs.insert({v.port, uint32_t{v.svlan} << 16 | v.vlan, v.mac}).second)
+      if (!port_macs.insert({pk, uint32_t{v.svlan} << 16 | v.vlan, v.mac}).second)
         w.fail(n["mac"], f + ".mac", v.vlan != 0 ? "another VM on this port and VLAN has this MAC" : "another VM on this port has this MAC");
       unique_address(n, f, v, true);
       c.vms.push_back(std::move(v));
@@ -529,6 +550,36 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
     throw ConfigError(file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
   return c;
+}
+
+void resolve_ports(EdgeConfig& c, const PortByName& by_name) {
+  for (size_t i = 0; i < c.vms.size(); ++i) {
+    VmCfg& v = c.vms[i];
+    if (v.port_name.empty()) continue;
+    const std::string field = v.port_at + ": vms[" + std::to_string(i) + "].port";
+    const std::optional<uint16_t> p = by_name(v.port_name);
+    if (!p) throw ConfigError(field + ": no DPDK port named '" + v.port_name + "' (--vdev, or /ufab/port_add at runtime)");
+    if (c.is_fabric_port(*p))
+      throw ConfigError(field + ": '" + v.port_name + "' is port " + std::to_string(*p) + ", a fabric port");
+    v.port = *p;
+  }
+  // Two VMs on one port and VLAN with one address: the file named the port
+  // one way for one and another way (its id, its device) for the other.
+  for (size_t i = 0; i < c.vms.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      const VmCfg &a = c.vms[i], &b = c.vms[j];
+      if (a.port_name.empty() && b.port_name.empty()) continue;  // checked when parsed
+      if (a.port != b.port || a.vlan != b.vlan || a.svlan != b.svlan) continue;
+      const char* what = a.ip == b.ip                           ? "IP"
+                         : a.ip6 != Ip6{} && a.ip6 == b.ip6      ? "IPv6 address"
+                         : a.mac == b.mac                        ? "MAC"
+                                                                 : nullptr;
+      if (what == nullptr) continue;
+      const VmCfg& named = a.port_name.empty() ? b : a;
+      throw ConfigError(named.port_at + ": vms[" + std::to_string(&named == &a ? i : j) + "].port: '" +
+                        named.port_name + "' is port " + std::to_string(named.port) + ", where " +
+                        (&named == &a ? b.name : a.name) + " has the same " + what);
+    }
 }
 
 EdgeConfig load_config(const std::string& path) {

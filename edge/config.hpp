@@ -9,6 +9,8 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -39,7 +41,9 @@ struct VmCfg {
   Mac mac{};                    // its vNIC's MAC; remote VMs: optional (all zero: none), the proxy ARP answer
   uint32_t ip = 0;              // host order
   Ip6 ip6{};                    // optional IPv6 address (all zero: none); its IPv6 frames are the pair's too
-  uint16_t port = 0;            // local VMs: the DPDK port of its vNIC
+  uint16_t port = 0;            // local VMs: the DPDK port of its vNIC (resolve_ports: from port_name)
+  std::string port_name;        // local VMs: `port:` given as a DPDK device name (e.g. net_vhost3), "" for an id
+  std::string port_at;          // "file:line:col" of `port:`, for resolve_ports' messages
   uint16_t vlan = 0;            // local VMs: its tenant's VLAN id (0: untagged); with QinQ the C-VLAN id
   uint16_t svlan = 0;           // local VMs: its tenant's QinQ S-VLAN id (0: no S-tag)
   uint32_t host = 0;            // remote VMs: index into EdgeConfig::hosts
@@ -195,6 +199,14 @@ std::string mac_text(const Mac& m);
 // tenant, how many map with more error than a guarantee within the classes'
 // range can (41.4%: beyond 1..128 units), how many the file gives.
 std::string weight_classes_line(const EdgeConfig& c);
+
+// A DPDK port by device name ("net_vhost3", a PCI address): its id, or
+// nullopt when the EAL has no such port (edge/main.cpp: rte_eth_dev_get_port_by_name).
+using PortByName = std::function<std::optional<uint16_t>(const std::string& name)>;
+// Local VMs whose `port:` names a device get its id. Throws ConfigError
+// ("file:line:col: vms[i].port: no DPDK port named 'net_vhost9'", or one
+// that is a fabric port). Once the EAL runs: at start-up and at each reload.
+void resolve_ports(EdgeConfig& c, const PortByName& by_name);
 
 // Loads and validates. Throws ConfigError("file:line:col: field: what").
 EdgeConfig load_config(const std::string& path);

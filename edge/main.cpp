@@ -61,6 +61,7 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, ufab::edge::E
   dpdk::Eal eal(argc, argv);
   const uint16_t n_ports = rte_eth_dev_count_avail();
   if (n_ports == 0) throw edge::OptionError("no DPDK ports: add --vdev (e.g. net_memif0,... or net_pcap0,...)");
+  edge::resolve_ports(cfg, pipeline::port_by_name);  // VMs whose port: names a device (throws ConfigError)
   pipeline::Layout layout;
   try {
     layout = pipeline::make_layout(cfg, n_ports, eal_lcores(), opt.workers, opt.lcore_map);
@@ -178,6 +179,9 @@ int main(int argc, char** argv) {
     return run(argc, argv, opt, cfg, cfg_text);
   } catch (const OptionError& e) {
     std::fprintf(stderr, "ufab-edge: %s\n", e.what());
+    return 2;
+  } catch (const ConfigError& e) {  // a VM's port named by a device the EAL does not have
+    std::fprintf(stderr, "ufab-edge: invalid configuration: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ufab-edge: %s\n", e.what());

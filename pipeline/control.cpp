@@ -1,5 +1,7 @@
 #include "pipeline/control.hpp"
 
+#include "pipeline/ports.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -234,7 +236,7 @@ Control::ReloadResult Control::reload(Nanos now) {
   std::vector<int> live_class(weight_class.size());
   for (size_t t = 0; t < live_class.size(); ++t)
     live_class[t] = weight_from_guarantee[t] ? TenantChange::kFromGuarantee : static_cast<int>(weight_class[t]);
-  r.error = diff_config(e_.cfg, e_.cfg_text, guarantee_bps, live_class, text, diff);
+  r.error = diff_config(e_.cfg, e_.cfg_text, guarantee_bps, live_class, text, diff, port_by_name);
   // Hosts and VMs first: the only part that can still be refused (room).
   if (r.error.empty()) r.error = apply_vms(e_, diff, now, r.changes);
   if (!r.error.empty()) {

@@ -51,6 +51,12 @@ PortOpened open_port(Edge& e, uint16_t p, uint32_t link_wait_ms) {
   return out;
 }
 
+std::optional<uint16_t> port_by_name(const std::string& name) {
+  uint16_t p = 0;
+  if (rte_eth_dev_get_port_by_name(name.c_str(), &p) != 0) return std::nullopt;
+  return p;
+}
+
 namespace {
 
 // The device's name: devargs up to its first comma ("net_vhost3,iface=...").

@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "edge/dpdk/port.hpp"
@@ -49,6 +50,10 @@ struct PortOpened {
 // fields in e.rss_hf and follows its link. Throws std::runtime_error naming
 // the port and the step that failed.
 PortOpened open_port(Edge& e, uint16_t p, uint32_t link_wait_ms);
+
+// The DPDK port of device `name` (rte_eth_dev_get_port_by_name), for
+// edge::resolve_ports: a VM's `port:` may name its device.
+std::optional<uint16_t> port_by_name(const std::string& name);
 
 // Control lcore. "" and *port, *line set, or why nothing was attached.
 std::string add_port(Edge& e, const std::string& devargs, uint16_t* port, std::string* line);

@@ -232,11 +232,13 @@ void diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig& next, 
 }
 
 std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_text, const std::vector<double>& live_bps,
-                        const std::vector<int>& live_class, std::string& new_text, ReloadDiff& d) {
+                        const std::vector<int>& live_class, std::string& new_text, ReloadDiff& d,
+                        const edge::PortByName& by_name) {
   new_text = read_text(cfg.file);
   edge::EdgeConfig next;
   try {
     next = edge::parse_config(new_text, cfg.file);
+    edge::resolve_ports(next, by_name ? by_name : [](const std::string&) { return std::optional<uint16_t>(); });
   } catch (const edge::ConfigError& e) {
     return std::string("invalid configuration: ") + e.what() + " (nothing applied)";
   }

@@ -78,9 +78,12 @@ void diff_local(const edge::EdgeConfig& running, const edge::EdgeConfig& next, c
 
 // Reads cfg.file again. live_bps, live_class: the guarantees and weight
 // classes in force (by tenant index; kFromGuarantee for auto). Returns ""
-// and the changes, or the reason nothing can be applied.
+// and the changes, or the reason nothing can be applied. by_name: the
+// local VMs' ports named by device (edge::resolve_ports; empty: the file
+// names none, e.g. the unit tests without an EAL).
 std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_text, const std::vector<double>& live_bps,
-                        const std::vector<int>& live_class, std::string& new_text, ReloadDiff& d);
+                        const std::vector<int>& live_class, std::string& new_text, ReloadDiff& d,
+                        const edge::PortByName& by_name = {});
 
 // The whole file as text ("" when it cannot be read).
 std::string read_text(const std::string& path);

@@ -127,6 +127,22 @@ int main(int argc, char** argv) {
   remove_dpdk_runtime(prefix);
   const std::string err = read_file(dir + "/err");
   ITEST_CHECK(r.exit_code == 2 && err.find("no DPDK ports") != std::string::npos, "valid file: %s", err.c_str());
+  // A VM's port named by a device the EAL does not have (two net_null ports).
+  {
+    std::vector<std::string> lines = kValid;
+    lines[10].replace(lines[10].find("port: 0"), 7, "port: net_vhost7");
+    write_text(dir + "/named.yaml", join(lines));
+    std::vector<std::string> named = {argv[1]};
+    for (const std::string& s : edge_eal(prefix, "0")) named.push_back(s);
+    named.insert(named.end(), {"--vdev", "net_null0", "--vdev", "net_null1", "--", "--config", dir + "/named.yaml"});
+    r = run_with_deadline(named, dir + "/out", dir + "/err", 30);
+    remove_dpdk_runtime(prefix);
+    const std::string e2 = read_file(dir + "/err");
+    ITEST_CHECK(r.exit_code == 2 && e2.find("ufab-edge: invalid configuration: " + dir +
+                                            "/named.yaml:11:85: vms[0].port: no DPDK port named 'net_vhost7'") !=
+                                        std::string::npos,
+                "named port: exit %d: %s", r.exit_code, e2.c_str());
+  }
   if (ufab::itest::g_failures == 0) {
     std::filesystem::remove_all(dir);
     std::printf("PASS: %zu invalid configurations rejected with file, line and field\n", cases.size());

@@ -10,7 +10,8 @@
 //  1. VM b connects. VM a2 boots on A's port 2 and sends 20 frames to b
 //     before A's file names it: A polls the port anyway and drops each as
 //     unknown_pair.
-//  2. A's file gains a2 on port 2; SIGHUP: "local VM a2 added (port 2,
+//  2. A's file gains a2 on port net_vhost1 (by device name, as B's file
+//     names b's port); SIGHUP: "local VM a2 added (port 2,
 //     worker 0): 1 pair(s)". Removing port 2 is refused (a2 is on it). a2
 //     sends 25 frames, which reach b unchanged; then b sends 10 frames to
 //     a2, which reach a2 unchanged (A decaps them to port 2).
@@ -45,7 +46,8 @@ using namespace ufab::itest;
 constexpr uint32_t kA2 = 0xc0a80002, kB = 0xc0a8000b;
 constexpr size_t kEarly = 20, kUp = 25, kBack = 10, kGone = 15, kDropped = kEarly + 2 * kGone;
 
-const char* kA2Line = "  - {name: a2, id: 2, tenant: 100, mac: \"02:00:00:00:0a:02\", ip: 192.168.0.2, port: 2}\n";
+// a2's port by its device name: the port /ufab/port_add attached (id 2).
+const char* kA2Line = "  - {name: a2, id: 2, tenant: 100, mac: \"02:00:00:00:0a:02\", ip: 192.168.0.2, port: net_vhost1}\n";
 
 std::string config_a(bool with_a2) {
   return std::string(R"(edge:
@@ -79,7 +81,7 @@ params:
 tenants:
   - {vni: 100, guarantee_gbps: 2}
 vms:
-  - {name: b, id: 11, tenant: 100, mac: "02:00:00:00:0b:01", ip: 192.168.0.11, port: 0}
+  - {name: b, id: 11, tenant: 100, mac: "02:00:00:00:0b:01", ip: 192.168.0.11, port: net_vhost0}
 hosts:
   - {name: hA, ip: 10.0.0.1, mac: "02:00:00:00:00:01", base_rtt_us: 500, paths: [[0]]}
 remote_vms:

@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,15 @@ using ufab::edge::EdgeConfig;
 using ufab::edge::parse_config;
 using ufab::pipeline::VmChange;
 using Kind = VmChange::Kind;
+
+// The EAL's ports as resolve_ports sees them: net_vhost0 is port 0, the
+// fabric net_memif0 port 1, net_vhost1 port 2.
+std::optional<uint16_t> by_name(const std::string& name) {
+  if (name == "net_vhost0") return 0;
+  if (name == "net_memif0") return 1;
+  if (name == "net_vhost1") return 2;
+  return std::nullopt;
+}
 
 // Tenants 100 and 200, host hB, remote VM b1, and `locals` (lines under vms:).
 std::string config(const std::string& locals, const std::string& remotes = "", const std::string& tenant_100 = "") {
@@ -54,6 +64,7 @@ Diff reload(const std::string& running, const std::string& next, const std::vect
   out.path = ::testing::TempDir() + "lv_" + std::to_string(getpid()) + ".yaml";
   std::ofstream(out.path, std::ios::trunc) << next;
   EdgeConfig cfg = parse_config(running, out.path);
+  ufab::edge::resolve_ports(cfg, by_name);
   for (const size_t v : removed) cfg.vms[v].removed = true;
   std::vector<double> bps;
   std::vector<int> cls;
@@ -62,9 +73,57 @@ Diff reload(const std::string& running, const std::string& next, const std::vect
     cls.push_back(ufab::pipeline::TenantChange::kFromGuarantee);
   }
   std::string text;
-  out.error = ufab::pipeline::diff_config(cfg, running, bps, cls, text, out.d);
+  out.error = ufab::pipeline::diff_config(cfg, running, bps, cls, text, out.d, by_name);
   std::remove(out.path.c_str());
   return out;
+}
+
+// a2 on the port its device name gives.
+std::string a2_on(const std::string& port) {
+  return "  - {name: a2, id: 2, tenant: 100, mac: \"02:00:00:00:0a:02\", ip: 192.168.0.2, port: " + port + "}\n";
+}
+
+TEST(ReloadLocalVms, PortByDeviceName) {
+  // Named and numbered the same port: no change; another device: the port changes.
+  Diff r = reload(config(kA1 + a2_on("2")), config(kA1 + a2_on("net_vhost1")));
+  EXPECT_EQ(r.error, "");
+  EXPECT_TRUE(r.d.empty());
+  r = reload(config(kA1 + a2_on("net_vhost1")), config(kA1 + a2_on("net_vhost0")));
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.d.local_vms.size(), 1u);
+  EXPECT_EQ(r.d.local_vms[0].fields, "port 2 -> 0");
+  EXPECT_EQ(r.d.local_vms[0].vm.port, 0u);
+  EXPECT_EQ(r.d.local_vms[0].vm.port_name, "net_vhost0");
+  // a2's line is 7; `port:` is at column 85.
+  r = reload(config(kA1 + a2_on("2")), config(kA1 + a2_on("net_vhost9")));
+  EXPECT_EQ(r.error, "invalid configuration: " + r.path +
+                         ":7:85: vms[1].port: no DPDK port named 'net_vhost9' (--vdev, or /ufab/port_add at runtime) "
+                         "(nothing applied)");
+  r = reload(config(kA1 + a2_on("2")), config(kA1 + a2_on("net_memif0")));
+  EXPECT_EQ(r.error, "invalid configuration: " + r.path +
+                         ":7:85: vms[1].port: 'net_memif0' is port 1, a fabric port (nothing applied)");
+}
+
+TEST(ReloadLocalVms, PortByDeviceNameChecksAddressesOnceResolved) {
+  // a2 takes a1's MAC on port 0 (a solicitation's VM is found by it:
+  // pipeline/ipv6_tables.hpp), a1 naming the port by its id, a2 by its device.
+  const std::string clash = "  - {name: a2, id: 2, tenant: 100, mac: \"02:00:00:00:0a:01\", ip: 192.168.0.2, port: net_vhost0}\n";
+  EdgeConfig c = parse_config(config(kA1 + clash), "f.yaml");
+  EXPECT_EQ(c.vms[1].port_name, "net_vhost0");
+  EXPECT_EQ(c.vms[1].port_at, "f.yaml:7:85");
+  try {
+    ufab::edge::resolve_ports(c, by_name);
+    FAIL() << "a2 on a1's port with a1's MAC accepted";
+  } catch (const ufab::edge::ConfigError& e) {
+    EXPECT_STREQ(e.what(), "f.yaml:7:85: vms[1].port: 'net_vhost0' is port 0, where a1 has the same MAC");
+  }
+  // Not a name a device can have.
+  try {
+    parse_config(config(kA1 + a2_on("\"net vhost\"")), "f.yaml");
+    FAIL() << "a port with a space accepted";
+  } catch (const ufab::edge::ConfigError& e) {
+    EXPECT_STREQ(e.what(), "f.yaml:7:85: vms[1].port: 'net vhost' is neither a port id nor a DPDK device name");
+  }
 }
 
 TEST(ReloadLocalVms, NothingChangedIsNoChange) {
