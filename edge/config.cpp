@@ -553,11 +553,12 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
 }
 
 void resolve_ports(EdgeConfig& c, const PortByName& by_name) {
+  if (std::all_of(c.vms.begin(), c.vms.end(), [](const VmCfg& v) { return v.port_name.empty(); })) return;
   for (size_t i = 0; i < c.vms.size(); ++i) {
     VmCfg& v = c.vms[i];
     if (v.port_name.empty()) continue;
     const std::string field = v.port_at + ": vms[" + std::to_string(i) + "].port";
-    const std::optional<uint16_t> p = by_name(v.port_name);
+    const std::optional<uint16_t> p = by_name ? by_name(v.port_name) : std::nullopt;
     if (!p) throw ConfigError(field + ": no DPDK port named '" + v.port_name + "' (--vdev, or /ufab/port_add at runtime)");
     if (c.is_fabric_port(*p))
       throw ConfigError(field + ": '" + v.port_name + "' is port " + std::to_string(*p) + ", a fabric port");

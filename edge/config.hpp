@@ -205,7 +205,8 @@ std::string weight_classes_line(const EdgeConfig& c);
 using PortByName = std::function<std::optional<uint16_t>(const std::string& name)>;
 // Local VMs whose `port:` names a device get its id. Throws ConfigError
 // ("file:line:col: vms[i].port: no DPDK port named 'net_vhost9'", or one
-// that is a fabric port). Once the EAL runs: at start-up and at each reload.
+// that is a fabric port; an empty by_name knows no device). Once the EAL
+// runs: at start-up and at each reload.
 void resolve_ports(EdgeConfig& c, const PortByName& by_name);
 
 // Loads and validates. Throws ConfigError("file:line:col: field: what").

@@ -120,27 +120,18 @@ Layout make_layout(const edge::EdgeConfig& cfg, uint16_t n_ports, const std::vec
   l.rx_mode.assign(n_ports, RxMode::dispatch);
   l.rx_queues.assign(n_ports, 1);
   l.rx_why.assign(n_ports, "");
-  std::vector<size_t> polls(l.workers(), 0);
   for (size_t v = 0; v < cfg.vms.size(); ++v) {
     const uint16_t p = cfg.vms[v].port;
-    if (p < n_ports && l.rx_worker[p] < 0) {
-      l.rx_worker[p] = l.vm_owner[v];
-      ++polls[l.vm_owner[v]];
-    }
+    if (p < n_ports && l.rx_worker[p] < 0) l.rx_worker[p] = l.vm_owner[v];
   }
-  const auto fewest = [&] {
-    const auto w = static_cast<size_t>(std::min_element(polls.begin(), polls.end()) - polls.begin());
-    ++polls[w];
-    return static_cast<int>(w);
-  };
   for (const uint16_t fp : cfg.fabric_ports)
-    if (fp < n_ports) l.rx_worker[fp] = fewest();
+    if (fp < n_ports) l.rx_worker[fp] = l.worker_polling_fewest();
   // A VM-side port no VM names at start-up (one kept for a VM a reload adds,
   // e.g. a vhost-user socket a VM connects to later: local_vms.hpp) is
   // polled too, by the worker polling the fewest ports so far; until a VM
   // is added its frames are unknown_pair.
   for (uint16_t p = 0; p < n_ports; ++p)
-    if (l.rx_worker[p] < 0 && !cfg.is_fabric_port(p)) l.rx_worker[p] = fewest();
+    if (l.rx_worker[p] < 0 && !cfg.is_fabric_port(p)) l.rx_worker[p] = l.worker_polling_fewest();
   return l;
 }
 

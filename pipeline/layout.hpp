@@ -30,6 +30,7 @@
 // runs control and the only worker in one loop, exactly as before (mixed).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -68,7 +69,15 @@ struct Layout {
     rx_mode.resize(capacity, RxMode::dispatch);
     rx_queues.resize(capacity, 1);
     rx_why.resize(capacity);
-    if (!rx_reta.empty()) rx_reta.resize(capacity);
+  }
+  // The worker that is the RX lcore of the fewest ports so far (ties: the
+  // lower): a fabric port, a VM-side port without a VM at start-up, a port
+  // attached at runtime (ports.hpp) goes to it.
+  uint16_t worker_polling_fewest() const {
+    std::vector<size_t> polls(workers(), 0);
+    for (const int w : rx_worker)
+      if (w >= 0) ++polls[static_cast<size_t>(w)];
+    return static_cast<uint16_t>(std::min_element(polls.begin(), polls.end()) - polls.begin());
   }
   // Whether worker w polls an RX queue of port: its own queue, or queue 0 as the RX lcore.
   bool polls(uint16_t port, uint16_t w) const {
@@ -100,7 +109,7 @@ struct Layout {
     if (hi >= 0) return vm_owner[static_cast<size_t>(hi)];
     if (lo >= 0) return vm_owner[static_cast<size_t>(lo)];
     const uint16_t r = __atomic_load_n(&retired_owner[wire_id >> 16], __ATOMIC_RELAXED);
-    return r != kNoWorker && r < worker_lcores.size() ? r : self;
+    return r != kNoWorker ? r : self;
   }
 };
 

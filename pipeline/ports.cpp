@@ -71,14 +71,6 @@ void detach(uint16_t p) {
   }
 }
 
-// The worker whose RX lcore polls the fewest dispatch ports (ties: the lower).
-uint16_t fewest_polls(const Edge& e) {
-  std::vector<size_t> polls(e.layout.workers(), 0);
-  for (uint16_t p = 0; p < e.port_capacity(); ++p)
-    if (e.port_present(p) && e.layout.rx_worker[p] >= 0) ++polls[static_cast<size_t>(e.layout.rx_worker[p])];
-  return static_cast<uint16_t>(std::min_element(polls.begin(), polls.end()) - polls.begin());
-}
-
 std::string stopping(const Edge& e) {
   return e.phase.load(std::memory_order_acquire) != Phase::running ? "the edge is stopping" : "";
 }
@@ -106,13 +98,9 @@ std::string add_port(Edge& e, const std::string& devargs, uint16_t* port, std::s
     detach(p);
     return name + " took port id " + std::to_string(p) + ", beyond the " + room + "; detached again";
   }
-  if (e.cfg.is_fabric_port(p)) {  // not reached: fabric ports exist from the start
-    detach(p);
-    return "port " + std::to_string(p) + " is a fabric port";
-  }
   // Its RX queue 0 to the worker with the fewest ports (dispatch ports; with
   // a queue per worker every worker polls its own).
-  e.layout.rx_worker[p] = fewest_polls(e);
+  e.layout.rx_worker[p] = e.layout.worker_polling_fewest();
   PortOpened o;
   try {
     o = open_port(e, p, 0);

@@ -238,7 +238,7 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
   edge::EdgeConfig next;
   try {
     next = edge::parse_config(new_text, cfg.file);
-    edge::resolve_ports(next, by_name ? by_name : [](const std::string&) { return std::optional<uint16_t>(); });
+    edge::resolve_ports(next, by_name);
   } catch (const edge::ConfigError& e) {
     return std::string("invalid configuration: ") + e.what() + " (nothing applied)";
   }
