@@ -1,6 +1,7 @@
 // Telemetry views: counters, tenants, paths, pairs, one pair with its history, workers.
 #include <rte_telemetry.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -233,23 +234,37 @@ static void pair_fields(const EdgeState& s, uint32_t p, rte_tel_data* c, Nanos n
   rte_tel_data_add_dict_u64(c, "migrations", vp.counters().migrations_violation + vp.counters().migrations_better);
 }
 
-// /ufab/pairs,FIRST: the pairs with index FIRST .. FIRST + kPairsPerPage - 1,
-// and "next_first" when pairs with a higher index exist. A page of 32 pairs
-// is about 9 KB of JSON, inside DPDK's 16 KB reply limit (64 were cut at
-// about 59).
+// /ufab/pairs,FIRST: the first kPairsPerPage pairs with index FIRST or
+// higher, and "next_first" (the index the next page starts at) when more
+// follow. Indexes of pairs removed at runtime are not reused, so after many
+// changes the live indexes have gaps: a page holds the next 32 live pairs,
+// not the index range FIRST .. FIRST + 31, and is empty only at the end. A
+// page of 32 pairs is about 9 KB of JSON, inside DPDK's 16 KB reply limit
+// (64 were cut at about 59).
 void fill_pairs(Edge& e, const char* params, rte_tel_data* d, Nanos now) {
-  constexpr uint64_t kPairsPerPage = 32;
+  constexpr size_t kPairsPerPage = 32;
   char* end = nullptr;
   const unsigned long long first = params != nullptr && *params != '\0' ? std::strtoull(params, &end, 10) : 0;
   if (end != nullptr && *end != '\0') return fail(d, "usage: /ufab/pairs[,FIRST]");
+  // The page's bounds from the live indexes of every worker, then its pairs.
+  // A pair made between the two passes has a higher index than any before
+  // it, so it is beyond `last`; one removed between them is left out.
+  std::vector<uint64_t> live;
+  e.on_workers([&](EdgeState& s) {
+    for (uint32_t p = 0; p < s.pairs.size(); ++p)
+      if (s.live(p) && s.meta[p].global >= first) live.push_back(s.meta[p].global);
+  });
   rte_tel_data_start_dict(d);
-  bool more = false;
+  if (live.empty()) return;
+  const bool more = live.size() > kPairsPerPage;
+  const size_t n = more ? kPairsPerPage : live.size();
+  std::nth_element(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(n - 1), live.end());
+  const uint64_t last = live[n - 1];
   e.on_workers([&](EdgeState& s) {
     for (uint32_t p = 0; p < s.pairs.size(); ++p) {
       if (!s.live(p)) continue;  // removed at runtime (remote_vms.hpp); its index is not reused
       const uint32_t g = s.meta[p].global;
-      more = more || g >= first + kPairsPerPage;
-      if (g < first || g >= first + kPairsPerPage) continue;
+      if (g < first || g > last) continue;
       rte_tel_data* c = rte_tel_data_alloc();
       if (c == nullptr) return;
       pair_fields(s, p, c, now);
@@ -258,7 +273,7 @@ void fill_pairs(Edge& e, const char* params, rte_tel_data* d, Nanos now) {
       rte_tel_data_add_dict_container(d, name, c, 0);
     }
   });
-  if (more) rte_tel_data_add_dict_u64(d, "next_first", first + kPairsPerPage);
+  if (more) rte_tel_data_add_dict_u64(d, "next_first", last + 1);
 }
 
 void fill_pair(Edge& e, const char* params, rte_tel_data* d, Nanos now) {
