@@ -218,7 +218,8 @@ int main(int argc, char** argv) {
     const std::string back = telemetry(prefix, "/ufab/reload");
     ITEST_CHECK(has(back, "\"ok\":1") && has(back, "guarantee_gbps 4 -> 2") && has(back, "local VM a3 removed: ") &&
                     has(back, "local VM a2 added (port 0, worker ") && has(back, "remote VM b3 removed") &&
-                    has(back, "remote VM b2 added (host hB)") && has(back, "host hB changed (base_rtt_us 200 -> 100, paths [[1], [5]] -> [[1]])"),
+                    has(back, "remote VM b2 added (host hB)") &&
+                    has(back, "host hB changed (base_rtt_us 200 -> 100, paths [[1], [5]] -> [[1]])"),
                 "round %d: reload back to the first file: %s", r, back.c_str());
 
     const std::string removed = telemetry(prefix, "/ufab/port_remove,2");
