@@ -21,22 +21,39 @@ enum Cmd : int { kStats, kTenants, kPaths, kPairs, kPair, kTenantSet, kTenantCla
 std::atomic<Telemetry::Request*> g_pending{nullptr};
 std::atomic<bool> g_serving{false};
 
-// Telemetry thread: post the request and wait for the control lcore.
+// The commands that change the running edge (refused once it stops).
+bool changes_edge(int cmd) {
+  return cmd == kTenantSet || cmd == kTenantClass || cmd == kPathDrain || cmd == kPathUndrain || cmd == kReload ||
+         cmd == kPortAdd || cmd == kPortRemove;
+}
+
+// Telemetry thread: post the request and wait for the control lcore. A
+// request nobody takes is answered {"ok": 0, "error": ...} here (the
+// telemetry library would send a bare null for an error code).
 int ask(int cmd, const char* params, rte_tel_data* d) {
-  if (!g_serving.load(std::memory_order_acquire)) return -1;
+  if (!g_serving.load(std::memory_order_acquire)) {
+    tel::fail(d, "ufab-edge is not serving commands: it is starting or exiting");
+    return 0;
+  }
   Telemetry::Request r;
   r.cmd = cmd;
   r.params = params;
   r.d = d;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   for (Telemetry::Request* expected = nullptr; !g_pending.compare_exchange_weak(expected, &r); expected = nullptr) {
-    if (std::chrono::steady_clock::now() > deadline) return -1;  // another client's request is being served
+    if (std::chrono::steady_clock::now() > deadline) {  // another client's request is being served
+      tel::fail(d, "busy: another telemetry request held the control lcore for 1 s; try again");
+      return 0;
+    }
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
   while (!r.done.load(std::memory_order_acquire)) {
     if (std::chrono::steady_clock::now() > deadline) {
       Telemetry::Request* mine = &r;
-      if (g_pending.compare_exchange_strong(mine, nullptr)) return -1;  // never taken: safe to leave
+      if (g_pending.compare_exchange_strong(mine, nullptr)) {  // never taken: safe to leave
+        tel::fail(d, "the control lcore did not take the request within 1 s (a long reload, or the edge is exiting)");
+        return 0;
+      }
       while (!r.done.load(std::memory_order_acquire)) std::this_thread::sleep_for(std::chrono::microseconds(100));
       break;  // the worker took it just now and has finished
     }
@@ -96,6 +113,13 @@ void Telemetry::serve(Nanos now) {
   if (g_pending.load(std::memory_order_relaxed) == nullptr) return;
   Request* r = g_pending.exchange(nullptr, std::memory_order_acq_rel);
   if (r == nullptr) return;
+  // Once SIGINT/SIGTERM began the stop sequence (stop.hpp: drain, finish
+  // every active pair, exit), the configuration stays as it is.
+  if (changes_edge(r->cmd) && e_.phase.load(std::memory_order_acquire) != Phase::running) {
+    fail(r->d, "the edge is stopping: no runtime change is applied");
+    r->done.store(true, std::memory_order_release);
+    return;
+  }
   switch (r->cmd) {
     case kStats: fill_stats(e_, r->d); break;
     case kTenants: fill_tenants(e_, r->d); break;

@@ -191,7 +191,9 @@ bool control_step(Edge& e, Telemetry& tel, const LoopConfig& cfg, ControlState& 
   e.links.poll(now);  // the links of ports whose PMD raises no link events (port_link.hpp)
   if (cfg.reload != nullptr && *cfg.reload != 0) {
     *cfg.reload = 0;
-    const Control::ReloadResult r = e.control.reload(now);
+    // As /ufab/reload: nothing changes once the stop sequence began.
+    const Control::ReloadResult r =
+        stop.started() ? Control::ReloadResult{false, {}, "the edge is stopping"} : e.control.reload(now);
     std::printf("ufab-edge reload %s", r.ok ? "ok" : "rejected: ");
     if (!r.ok) std::printf("%s", r.error.c_str());
     for (const std::string& c : r.changes) std::printf(" [%s]", c.c_str());

@@ -21,7 +21,8 @@
 // are counted under their reasons. Checked: every command is answered ok
 // with the changes it made; the edge stops on SIGTERM with exit 0 and a
 // final report that balances; frames were sent, delivered, switched and
-// answered; port 2 counted across all its attachments. Under the sanitizer
+// answered; port 2 counted across all its attachments; a reload (command
+// and SIGHUP) and a port attach after SIGTERM are refused, not applied. Under the sanitizer
 // build (deploy/ufab test --sanitize) this is also a race and use-after-free
 // probe for the commands the workers run between bursts.
 //
@@ -226,13 +227,30 @@ int main(int argc, char** argv) {
     ITEST_CHECK(has(removed, "\"ok\":1,\"removed\":2"), "round %d: port_remove: %s", r, removed.c_str());
   }
   const std::string stats = telemetry(prefix, "/ufab/stats");
+  // The stop sequence keeps the configuration: a reload (by command or
+  // SIGHUP) and a port attach sent after SIGTERM are refused with a reason
+  // (or find the edge gone), never applied.
+  const size_t applied_before = count(read_file(dir + "/out"), "ufab-edge reload ok");
   kill(pid, SIGTERM);
+  {
+    std::string raised = first_file();  // a file the running edge would apply: the guarantee 2 -> 5
+    raised.replace(raised.find("guarantee_gbps: 2"), 17, "guarantee_gbps: 5");
+    write_text(dir + "/edge.yaml", raised);
+  }
+  usleep(20'000);
+  kill(pid, SIGHUP);
+  const std::string late_reload = telemetry(prefix, "/ufab/reload"), late_port = telemetry(prefix, a3_port);
+  const auto refused = [](const std::string& reply) {
+    return reply.empty() || (has(reply, "\"ok\":0") && (has(reply, "the edge is stopping") || has(reply, "not serving")));
+  };
+  ITEST_CHECK(refused(late_reload) && refused(late_port), "after SIGTERM: %s %s", late_reload.c_str(), late_port.c_str());
   const RunResult res = wait_with_deadline(pid, 60);
   remove_dpdk_runtime(prefix);
   const std::string out = read_file(dir + "/out"), err = read_file(dir + "/err");
   std::printf("%s%s\n", out.c_str(), stats.c_str());
   ITEST_CHECK(!res.timed_out && res.exit_code == 0, "ufab-edge: timed out %d, exit %d: %s", res.timed_out, res.exit_code,
               err.c_str());
+  ITEST_CHECK(count(out, "ufab-edge reload ok") == applied_before, "a reload was applied after SIGTERM");
   ITEST_CHECK(balanced == rounds, "/ufab/stats balanced in %d of %d rounds", balanced, rounds);
   auto fin = parse_line(out, "ufab-edge final ");
   auto p2 = parse_line(out, "ufab-edge port=2 ");
