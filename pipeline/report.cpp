@@ -22,10 +22,11 @@ void print_report(Edge& e, Nanos now) {
   print_offload(stdout, e.shards[0]->offload, t.stats.marked);
   // What the PMDs counted before a frame reached the edge (no mbuf, ring
   // full), and each port's link now with the changes its events reported
-  // (port_link.hpp).
+  // (port_link.hpp). Ports removed at runtime and unused spare ids are not
+  // asked (ethdev would log "Invalid port_id").
   for (uint16_t p = 0; p < t.stats.ports.size(); ++p) {
     rte_eth_stats es{};
-    if (rte_eth_stats_get(p, &es) != 0) continue;
+    if (!e.port_present(p) || rte_eth_stats_get(p, &es) != 0) continue;
     const bool up = dpdk::link_up_now(p).value_or(false);
     const PortLink& l = e.links[p];
     std::printf("ufab-edge pmd port=%u ipackets=%" PRIu64 " imissed=%" PRIu64 " rx_nombuf=%" PRIu64 " ierrors=%" PRIu64

@@ -111,8 +111,10 @@ void fill_stats(Edge& e, rte_tel_data* d) {
     if (!present) rte_tel_data_add_dict_u64(c, "removed", 1);
     // The link now (read here, on the telemetry thread), how the edge
     // follows it (the PMD's events, or polled) and the changes it saw
-    // (port_link.hpp).
-    rte_tel_data_add_dict_u64(c, "link_up", dpdk::link_up_now(static_cast<uint16_t>(p)).value_or(false) ? 1 : 0);
+    // (port_link.hpp). A removed port is not asked (ethdev would log
+    // "Invalid port_id").
+    const bool up = present && dpdk::link_up_now(static_cast<uint16_t>(p)).value_or(false);
+    rte_tel_data_add_dict_u64(c, "link_up", up ? 1 : 0);
     if (p < e.links.size()) {
       const PortLink& l = e.links[static_cast<uint16_t>(p)];
       rte_tel_data_add_dict_string(c, "link_watch", l.events.load(std::memory_order_relaxed) ? "events" : "polled");

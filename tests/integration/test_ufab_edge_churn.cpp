@@ -264,6 +264,8 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(fin["drop.unknown_pair"]), static_cast<unsigned long long>(fin["drop.unknown_vm"]));
   ITEST_CHECK(p2["rx"] > 0, "port 2 counted no frame over its attachments");
   ITEST_CHECK(!has(err, "AddressSanitizer") && !has(err, "runtime error"), "sanitizer reports: %s", err.c_str());
+  // Nothing asks ethdev about a detached port (/ufab/stats, the report).
+  ITEST_CHECK(!has(err, "Invalid port_id"), "a detached port was asked: %s", err.c_str());
   return conclude(dir, ("ufab_edge_churn: " + std::to_string(rounds) +
                         " rounds of port attach/detach, reloads, tenant and path commands under load on two workers; "
                         "every command applied, every frame counted")
