@@ -38,7 +38,7 @@ bool HostCfg::same_as(const HostCfg& o) const {
 
 const TenantCfg* EdgeConfig::tenant(uint32_t vni) const {
   for (const TenantCfg& t : tenants)
-    if (t.vni == vni) return &t;
+    if (t.vni == vni && !t.removed) return &t;
   return nullptr;
 }
 
@@ -268,7 +268,8 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
                "queue_capacity", "flows_per_pair", "max_incoming", "seed", "window_gating", "sched_bypass", "pair_pacing",
                "pair_pacing_depth_us", "ack_sweep_us", "classify_cache",
                "probe_on_window_full", "probe_timeout_max_rtts", "token_round_max_share", "pair_poll_max_share",
-               "weight_unit_gbps", "weight_span_gbps", "spare_remote_vms", "spare_pairs", "spare_hosts", "spare_local_vms"});
+               "weight_unit_gbps", "weight_span_gbps", "spare_remote_vms", "spare_pairs", "spare_hosts", "spare_local_vms",
+               "spare_tenants"});
   EdgeParams& e = c.params;
   const auto has = [&](const char* k) { return p[k].IsDefined() && !p[k].IsNull(); };
   const auto f = [](const char* k) { return std::string("params.") + k; };
@@ -321,6 +322,8 @@ void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {
     c.spare_remote_vms = static_cast<uint32_t>(u64(w, p["spare_remote_vms"], f("spare_remote_vms"), 0, 65535));
   if (has("spare_local_vms"))
     c.spare_local_vms = static_cast<uint32_t>(u64(w, p["spare_local_vms"], f("spare_local_vms"), 0, 65535));
+  if (has("spare_tenants"))
+    c.spare_tenants = static_cast<uint32_t>(u64(w, p["spare_tenants"], f("spare_tenants"), 0, 65535));
   if (has("spare_hosts")) c.spare_hosts = static_cast<uint32_t>(u64(w, p["spare_hosts"], f("spare_hosts"), 0, 65535));
   if (has("spare_pairs")) c.spare_pairs = static_cast<uint32_t>(u64(w, p["spare_pairs"], f("spare_pairs"), 0, 1u << 20));
   if (has("seed")) c.seed = u64(w, p["seed"], f("seed"), 0, UINT64_MAX);

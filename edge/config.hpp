@@ -31,6 +31,10 @@ struct TenantCfg {
   bool weight_from_guarantee = true;  // weight_class absent or "auto": the class follows the guarantee
   uint16_t vlan = 0;            // 802.1Q VLAN id naming the tenant on the VM side (1..4094); 0: untagged
   uint16_t svlan = 0;           // QinQ (tenants[].qinq: [S, C]): the 802.1ad S-VLAN id, vlan the C-VLAN id; 0: no S-tag
+  // Taken out by a reload (pipeline/tenants.hpp). Its entry stays, so that
+  // the tenant indices of the others (PairMeta::tenant, the schedulers'
+  // tenant ids) hold; tenant(vni) no longer finds it.
+  bool removed = false;
   double tokens(double unit_bw_Bps) const { return guarantee_bps / 8.0 / unit_bw_Bps; }
 };
 
@@ -119,6 +123,7 @@ struct EdgeConfig {
   uint32_t spare_pairs = 256;
   uint32_t spare_hosts = 64;
   uint32_t spare_local_vms = 64;
+  uint32_t spare_tenants = 64;  // tenant entries (pipeline/tenants.hpp), also the schedulers' extra tenant ids
   uint64_t seed = 1;
   // false: benchmarks only (deploy/ufab bench edge). The scheduler's windows
   // stay open (every pair's in-flight bytes are forgiven each token period),
@@ -170,7 +175,9 @@ struct EdgeConfig {
   std::vector<VmCfg> vms;             // local
   std::vector<HostCfg> hosts;         // remote
   std::vector<VmCfg> remote_vms;
-  // VLAN id -> tenant index, -1 when no tenant has it (index 0 and 4095 stay -1).
+  // VLAN id -> tenant index, -1 when no tenant has it (index 0 and 4095 stay
+  // -1). Reloads write an entry (__atomic, pipeline/tenants.hpp) while the
+  // workers read it (vlan_tenant).
   std::vector<int32_t> tenant_of_vlan = std::vector<int32_t>(4096, -1);
   // QinQ tenants: tenant index by S-VLAN id << 12 | C-VLAN id.
   std::unordered_map<uint32_t, int32_t> tenant_of_qinq;
@@ -179,6 +186,9 @@ struct EdgeConfig {
     return it == tenant_of_qinq.end() ? -1 : it->second;
   }
 
+  int32_t vlan_tenant(uint16_t vid) const { return __atomic_load_n(&tenant_of_vlan[vid], __ATOMIC_RELAXED); }
+
+  // The tenant with this VNI, not removed (nullptr: none).
   const TenantCfg* tenant(uint32_t vni) const;
   size_t tenant_index(uint32_t vni) const;  // precondition: tenant(vni) != nullptr
 };

@@ -11,6 +11,7 @@
 #include "pipeline/log.hpp"
 #include "pipeline/reload.hpp"
 #include "pipeline/remote_vms.hpp"
+#include "pipeline/tenants.hpp"
 
 namespace ufab::pipeline {
 
@@ -237,12 +238,22 @@ Control::ReloadResult Control::reload(Nanos now) {
   for (size_t t = 0; t < live_class.size(); ++t)
     live_class[t] = weight_from_guarantee[t] ? TenantChange::kFromGuarantee : static_cast<int>(weight_class[t]);
   r.error = diff_config(e_.cfg, e_.cfg_text, guarantee_bps, live_class, text, diff, port_by_name);
-  // Hosts and VMs first: the only part that can still be refused (room).
-  if (r.error.empty()) r.error = apply_vms(e_, diff, now, r.changes);
+  if (r.error.empty()) r.error = tenants_room(e_, diff);
+  // Tenants added first (their VMs find them by VNI), then hosts and VMs:
+  // the only part that can still be refused (room), which takes the new
+  // tenants out again (tenants.hpp).
+  if (r.error.empty()) {
+    const std::vector<uint32_t> added = add_tenants(e_, diff, r.changes);
+    r.error = apply_vms(e_, diff, now, r.changes);
+    if (!r.error.empty()) remove_tenants(e_, added, nullptr);
+  }
   if (!r.error.empty()) {
+    r.changes.clear();
     UFAB_LOG(ERR, "reload rejected, nothing applied: %s", r.error.c_str());
     return r;
   }
+  // Tenants removed last: their VMs are gone.
+  remove_tenants(e_, diff.tenants_removed, &r.changes);
   const auto spec = [](int cls) { return cls == TenantChange::kFromGuarantee ? std::string("auto") : std::to_string(cls); };
   for (const TenantChange& ch : diff.tenants) {
     const size_t t = e_.cfg.tenant_index(ch.vni);

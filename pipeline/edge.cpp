@@ -26,6 +26,7 @@ edge::EdgeConfig& with_room(edge::EdgeConfig& c) {
   c.vms.reserve(c.vms.size() + c.spare_local_vms);
   c.remote_vms.reserve(c.remote_vms.size() + c.spare_remote_vms);
   c.hosts.reserve(c.hosts.size() + c.spare_hosts);
+  c.tenants.reserve(c.tenants.size() + c.spare_tenants);
   return c;
 }
 }  // namespace
@@ -51,6 +52,7 @@ Edge::Edge(edge::EdgeConfig& c, std::string text, rte_mempool* pool, uint16_t n_
   remote_vm_room = c.spare_remote_vms;
   host_room = c.spare_hosts;
   local_vm_room = c.spare_local_vms;
+  tenant_room = c.spare_tenants;
   layout.vm_owner.reserve(c.vms.size() + c.spare_local_vms);  // read by every lcore while a reload appends
   for (size_t w = 0; w < layout.workers(); ++w) {
     shards.push_back(std::make_unique<EdgeState>(cfg, pool, n_ports, layout, static_cast<uint16_t>(w)));

@@ -80,6 +80,7 @@ class Edge {
   uint32_t remote_vm_room = 0;   // entries a reload may still append to cfg.remote_vms
   uint32_t host_room = 0;        // ... and to cfg.hosts
   uint32_t local_vm_room = 0;    // ... and to cfg.vms (local_vms.hpp)
+  uint32_t tenant_room = 0;      // ... and to cfg.tenants (tenants.hpp)
   uint32_t next_pair_index = 0;  // PairMeta::global of the next pair a reload makes
   // Per port, the RSS hash types setup_port enabled (main): a reload that
   // changes the local VMs programs the VM ports' redirection tables again

@@ -14,7 +14,9 @@ namespace {
 // n_slots: the pairs at start-up and the spare slots (params.spare_pairs).
 HierSchedulerConfig sched_config(const edge::EdgeConfig& c, size_t n_slots) {
   HierSchedulerConfig s;
-  s.max_tenants = static_cast<uint32_t>(c.tenants.size());
+  // Room for the tenants reloads add (params.spare_tenants, tenants.hpp).
+  s.max_tenants = static_cast<uint32_t>(
+      std::min<size_t>(c.tenants.size() + c.spare_tenants, HierScheduler<rte_mbuf*>::kMaxTenants));
   s.max_pairs = static_cast<uint32_t>(std::max<size_t>(n_slots, 1));
   s.flows_per_pair = c.flows_per_pair;
   s.queue_capacity = c.queue_capacity;

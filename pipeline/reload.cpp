@@ -256,24 +256,37 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
     if (k == "tenants" || k == "hosts" || k == "remote_vms" || k == "vms") continue;  // compared below
     if (canon(a[k]) != canon(b[k])) return where(cfg.file, b[k]) + ": " + k + ": " + kRestart;
   }
-  const YAML::Node ta = a["tenants"], tb = b["tenants"];
-  if (ta.size() != tb.size()) return where(cfg.file, tb) + ": tenants: added or removed; " + kRestart;
-  for (size_t i = 0; i < tb.size(); ++i) {
-    std::set<std::string> fields;
-    for (const auto& kv : ta[i]) fields.insert(kv.first.Scalar());
-    for (const auto& kv : tb[i]) fields.insert(kv.first.Scalar());
-    for (const std::string& f : fields) {
-      if (f == "guarantee_gbps" || f == "weight_class") continue;
-      if (canon(ta[i][f]) != canon(tb[i][f]))
-        return where(cfg.file, tb[i][f].IsDefined() ? tb[i][f] : tb[i]) + ": tenants[" + std::to_string(i) + "]." + f +
-               ": " + kRestart;
+  // Tenants by VNI (tenants.hpp): the file's against those in force (not
+  // removed), whose entries may have been added by earlier reloads.
+  const YAML::Node tb = b["tenants"];
+  std::vector<uint8_t> kept(cfg.tenants.size(), 0);
+  for (size_t i = 0; i < next.tenants.size(); ++i) {
+    const edge::TenantCfg& n = next.tenants[i];
+    const std::string f = "tenants[" + std::to_string(i) + "]";
+    const YAML::Node at = tb[i];
+    const edge::TenantCfg* run = cfg.tenant(n.vni);
+    if (run == nullptr) {
+      if (n.svlan != 0)
+        return where(cfg.file, at["qinq"]) + ": " + f + ".qinq: a QinQ tenant added at runtime needs a restart; nothing applied";
+      d.tenants_added.push_back(n);
+      continue;
     }
-  }
-  for (size_t t = 0; t < next.tenants.size(); ++t) {
-    const edge::TenantCfg& n = next.tenants[t];
+    const size_t t = static_cast<size_t>(run - cfg.tenants.data());
+    kept[t] = 1;
+    if (run->vlan != n.vlan || run->svlan != n.svlan) {
+      const YAML::Node tag = at["qinq"].IsDefined() ? at["qinq"] : at["vlan"].IsDefined() ? at["vlan"] : at;
+      return where(cfg.file, tag) + ": " + f + (n.svlan != 0 || run->svlan != 0 ? ".qinq" : ".vlan") + ": " + kRestart;
+    }
     const int cls = n.weight_from_guarantee ? TenantChange::kFromGuarantee : static_cast<int>(n.weight_class);
     if (n.guarantee_bps != live_bps[t] || cls != live_class[t])
       d.tenants.push_back(TenantChange{n.vni, live_bps[t], n.guarantee_bps, live_class[t], cls});
+  }
+  for (size_t t = 0; t < cfg.tenants.size(); ++t) {
+    if (cfg.tenants[t].removed || kept[t]) continue;
+    if (cfg.tenants[t].svlan != 0)
+      return where(cfg.file, tb) + ": tenants: tenant " + std::to_string(cfg.tenants[t].vni) +
+             " (QinQ) removed: a QinQ tenant removed at runtime needs a restart; nothing applied";
+    d.tenants_removed.push_back(static_cast<uint32_t>(t));
   }
   std::vector<std::string> vm_at;
   for (size_t i = 0; i < next.vms.size(); ++i) vm_at.push_back(where(cfg.file, b["vms"][i]) + ": vms[" + std::to_string(i) + "]");

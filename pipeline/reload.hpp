@@ -56,10 +56,17 @@ struct VmChange {
 // What a reload changes.
 struct ReloadDiff {
   std::vector<TenantChange> tenants;
+  // Tenants matched by VNI (tenants.hpp): the file's new ones in its order,
+  // and the running indices of those it no longer has.
+  std::vector<edge::TenantCfg> tenants_added;
+  std::vector<uint32_t> tenants_removed;
   std::vector<HostChange> hosts;  // removals in the running order, then additions in the file's
   std::vector<VmChange> vms;        // remote VMs
   std::vector<VmChange> local_vms;  // local VMs (local_vms.hpp)
-  bool empty() const { return tenants.empty() && hosts.empty() && vms.empty() && local_vms.empty(); }
+  bool empty() const {
+    return tenants.empty() && tenants_added.empty() && tenants_removed.empty() && hosts.empty() && vms.empty() &&
+           local_vms.empty();
+  }
 };
 
 // The running configuration's hosts and remote VMs (those not removed)
@@ -77,7 +84,10 @@ void diff_local(const edge::EdgeConfig& running, const edge::EdgeConfig& next, c
                 ReloadDiff& d);
 
 // Reads cfg.file again. live_bps, live_class: the guarantees and weight
-// classes in force (by tenant index; kFromGuarantee for auto). Returns ""
+// classes in force (by running tenant index; kFromGuarantee for auto).
+// Tenants are matched by VNI: one the file adds or drops is in
+// tenants_added / tenants_removed; one in both whose tags (vlan, qinq)
+// differ is refused (needs a restart), as is a QinQ tenant added or removed. Returns ""
 // and the changes, or the reason nothing can be applied. by_name: the
 // local VMs' ports named by device (edge::resolve_ports; empty: the file
 // names none, e.g. the unit tests without an EAL).

@@ -151,6 +151,7 @@ void fill_tenants(Edge& e, rte_tel_data* d) {
   rte_tel_data_start_dict(d);
   for (size_t t = 0; t < cfg.tenants.size() && t < RTE_TEL_MAX_DICT_ENTRIES; ++t) {
     const edge::TenantCfg& tc = cfg.tenants[t];
+    if (tc.removed) continue;  // taken out by a reload (tenants.hpp)
     rte_tel_data* c = rte_tel_data_alloc();
     if (c == nullptr) break;
     rte_tel_data_start_dict(c);
@@ -320,6 +321,7 @@ void fill_workers(Edge& e, rte_tel_data* d) {
   rte_tel_data_add_dict_u64(d, "remote_vm_room", room.remote_vms.size() + e.remote_vm_room);
   rte_tel_data_add_dict_u64(d, "local_vm_room", room.local_vms.size() + e.local_vm_room);
   rte_tel_data_add_dict_u64(d, "host_room", room.hosts.size() + e.host_room);
+  rte_tel_data_add_dict_u64(d, "tenant_room", room.tenants.size() + e.tenant_room);
   // How each port's RX queues are polled (layout.hpp RxMode): "rx_port<P>": "<mode> queues=<Q>".
   for (size_t p = 0; p < e.layout.rx_mode.size(); ++p) {
     if (!e.port_present(static_cast<uint16_t>(p))) continue;

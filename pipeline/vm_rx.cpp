@@ -105,7 +105,7 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
       tags = read_tags(d, len);
       if (tags.n != 0 || unlikely(tags.bare_stag)) {
         // An S-tag must carry a C-tag (bare_stag: unknown).
-        const bool known = tags.n == 1 ? s.cfg.tenant_of_vlan[tags.vlan] >= 0
+        const bool known = tags.n == 1 ? s.cfg.vlan_tenant(tags.vlan) >= 0
                                        : tags.n == 2 && s.cfg.qinq_tenant(tags.svlan, tags.vlan) >= 0;
         if (unlikely(!known)) {
           s.stats.drop(port, Drop::unknown_vlan);

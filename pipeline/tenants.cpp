@@ -1,0 +1,83 @@
+#include "pipeline/tenants.hpp"
+
+#include <cstdio>
+
+#include "pipeline/edge.hpp"
+#include "pipeline/entries.hpp"
+#include "pipeline/log.hpp"
+
+namespace ufab::pipeline {
+
+std::string tenants_room(Edge& e, const ReloadDiff& d) {
+  if (d.tenants_added.empty()) return "";
+  const size_t free = free_entries(e).tenants.size();
+  if (d.tenants_added.size() <= free + e.tenant_room) return "";
+  return e.cfg.file + ": tenants: " + std::to_string(d.tenants_added.size()) + " tenant(s) to add, room for " +
+         std::to_string(free + e.tenant_room) + " more (params.spare_tenants: " + std::to_string(e.cfg.spare_tenants) +
+         " beyond the start-up tenants; a removed tenant's entry is free once its pairs are gone); nothing applied";
+}
+
+std::vector<uint32_t> add_tenants(Edge& e, const ReloadDiff& d, std::vector<std::string>& out) {
+  std::vector<uint32_t> made;
+  if (d.tenants_added.empty()) return made;
+  edge::EdgeConfig& c = e.live_cfg();
+  Control& ctl = e.control;
+  FreeEntries free = free_entries(e);
+  size_t next_free = 0;
+  for (const edge::TenantCfg& file : d.tenants_added) {
+    edge::TenantCfg t = file;
+    // An auto class against the unit the edge started with (the file's own
+    // unit follows its own tenants), as a guarantee changed at runtime.
+    if (t.weight_from_guarantee) t.weight_class = c.weight_class_of(t.guarantee_bps).cls;
+    uint32_t i = FreeEntries::take(free.tenants, next_free);
+    if (i == UINT32_MAX) {
+      i = static_cast<uint32_t>(c.tenants.size());
+      c.tenants.push_back(t);  // within the capacity reserved at start-up: never moves
+      --e.tenant_room;
+      ctl.guarantee_bps.push_back(t.guarantee_bps);
+      ctl.weight_class.push_back(t.weight_class);
+      ctl.weight_from_guarantee.push_back(t.weight_from_guarantee);
+    } else {
+      c.tenants[i] = t;
+      ctl.guarantee_bps[i] = t.guarantee_bps;
+      ctl.weight_class[i] = t.weight_class;
+      ctl.weight_from_guarantee[i] = t.weight_from_guarantee;
+    }
+    // Every worker's scheduler (a removed tenant's id may still be there,
+    // its pairs gone: it takes the new class).
+    e.on_workers([&](EdgeState& s) {
+      if (!s.sched.add_tenant(i, t.weight_class)) s.sched.set_tenant_class(i, t.weight_class);
+    });
+    // Last, its tag: the workers then know it (vm_rx), and the reload's
+    // local VMs of it are added next.
+    if (t.vlan != 0) __atomic_store_n(&c.tenant_of_vlan[t.vlan], static_cast<int32_t>(i), __ATOMIC_RELEASE);
+    made.push_back(i);
+    char buf[160];
+    std::snprintf(buf, sizeof(buf), "tenant %u added: guarantee_gbps %.6g, weight_class %u%s%s", t.vni,
+                  t.guarantee_bps / 1e9, t.weight_class, t.weight_from_guarantee ? " (from its guarantee)" : "",
+                  t.vlan != 0 ? (", vlan " + std::to_string(t.vlan)).c_str() : "");
+    out.emplace_back(buf);
+    UFAB_LOG(NOTICE, "%s", buf);
+  }
+  return made;
+}
+
+void remove_tenants(Edge& e, const std::vector<uint32_t>& which, std::vector<std::string>* out) {
+  edge::EdgeConfig& c = e.live_cfg();
+  for (const uint32_t i : which) {
+    edge::TenantCfg& t = c.tenants[i];
+    // Its VLAN id, unless a tenant this reload added took it already.
+    if (t.vlan != 0) {
+      int32_t mine = static_cast<int32_t>(i);
+      __atomic_compare_exchange_n(&c.tenant_of_vlan[t.vlan], &mine, -1, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+    }
+    t.removed = true;
+    // A scheduler keeps the id while a removed pair of it is there; the
+    // entry is free for another tenant once no pair slot names it.
+    e.on_workers([&](EdgeState& s) { s.sched.remove_tenant(i); });
+    if (out != nullptr) out->push_back("tenant " + std::to_string(t.vni) + " removed");
+    UFAB_LOG(NOTICE, "tenant %u removed", t.vni);
+  }
+}
+
+}  // namespace ufab::pipeline

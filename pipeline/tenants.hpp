@@ -1,0 +1,53 @@
+// Tenants added and removed at runtime (a reload: SIGHUP or /ufab/reload;
+// reload.hpp matches tenants by VNI). A tenant whose first VM boots on this
+// host, or whose last one leaves it, comes or goes without a restart; its
+// VMs come and go in the same reload (local_vms.hpp, remote_vms.hpp).
+//
+//  - Added: an entry of cfg.tenants (a removed one no pair slot names any
+//    more, else appended within params.spare_tenants, reserved at start-up:
+//    workers index it while the control lcore appends, so it never moves),
+//    Alg. 1's guarantee for it, its weight class in every worker's
+//    scheduler (a tenant id the schedulers were sized for at start-up), then
+//    its VLAN id in the VLAN map, so that its tagged frames are no longer
+//    unknown_vlan. Its class follows the file: a class, or auto (from its
+//    guarantee, against the unit the edge started with, as a guarantee
+//    changed at runtime). All this before the reload's VMs are added, which
+//    find the tenant by its VNI.
+//  - Removed: after the reload's VMs are gone (every VM of the tenant, since
+//    the file has none of them: its frames are unknown_pair or unknown_vm),
+//    its VLAN id leaves the map (unknown_vlan from then on) and the entry is
+//    marked removed. Its pairs' finishes still carry its VNI (control_tx
+//    reads the entry), so the entry is taken again only once no pair slot
+//    names it (entries.hpp).
+//  - Not at runtime: a tenant's tags changed (vlan, qinq), a QinQ tenant
+//    added or removed (the S/C map is not written while workers read it):
+//    refused by reload.cpp with file:line:col, nothing applied.
+//
+// The room (entries) is checked before anything is applied; a tenant added
+// by a reload that is then refused (apply_vms: room for VMs or pairs) is
+// taken out again, so the reload applies nothing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pipeline/reload.hpp"
+
+namespace ufab::pipeline {
+
+class Edge;
+
+// "" when d.tenants_added fits (free entries and the room left), else why
+// (naming params.spare_tenants).
+std::string tenants_room(Edge& e, const ReloadDiff& d);
+
+// Adds d.tenants_added (tenants_room said yes). Returns their entries, in
+// the order of d.tenants_added; `out` gets one line per tenant.
+std::vector<uint32_t> add_tenants(Edge& e, const ReloadDiff& d, std::vector<std::string>& out);
+
+// Takes tenants out (their VMs gone): the VLAN map, the entry, Alg. 1's
+// inputs. `out` (may be null) gets one line per tenant.
+void remove_tenants(Edge& e, const std::vector<uint32_t>& which, std::vector<std::string>* out);
+
+}  // namespace ufab::pipeline
