@@ -7,18 +7,21 @@
 //     port `net_pcap2` (by name), remote VM b2 removed and b3 added, host hB
 //     changed (its RTT and a second path; its pairs start over), the
 //     tenant's guarantee 2 -> 3 Gb/s (the host's change takes every pair
-//     to it first, so a2 leaves with none of its own);
+//     to it first, so a2 leaves with none of its own), tenant 200 (VLAN 20)
+//     added with local VM e1 and remote VM f1 (pipeline/tenants.hpp);
 //  3. /ufab/tenant_set, /ufab/tenant_class (a class, then auto),
 //     /ufab/path_drain and /ufab/path_undrain of hB's second path;
 //  4. /ufab/pairs and /ufab/stats read, the stats balanced (rx + generated =
 //     tx + queued + dropped + absorbed) while both workers run;
-//  5. /ufab/reload back to the first file (each change undone);
+//  5. /ufab/reload back to the first file (each change undone, tenant 200
+//     removed);
 //  6. /ufab/port_remove,2 detaches it.
 // Meanwhile the VM port carries a1's and a2's frames to b1, b2 and b3, a1's
 // to a2 (switched locally) and a stranger's; the fabric port data for a1,
 // a2 and a3, probes for a1 and a3, a response to a1 -> b1 and a finish-ack
 // to a1 -> b2. Frames for VMs and pairs that are not there at the moment
-// are counted under their reasons. Checked: every command is answered ok
+// are counted under their reasons (tenant 200's tagged frames unknown_vlan
+// while it is away). Checked: every command is answered ok
 // with the changes it made; the edge stops on SIGTERM with exit 0 and a
 // final report that balances; frames were sent, delivered, switched and
 // answered; port 2 counted across all its attachments; a reload (command
@@ -49,7 +52,7 @@ using namespace ufab;
 using namespace ufab::itest;
 
 constexpr uint32_t kA1 = 0xc0a80001, kB1 = 0xc0a80002, kA2 = 0xc0a80003, kB2 = 0xc0a80004, kA3 = 0xc0a80005,
-                   kB3 = 0xc0a80006, kStranger = 0xc0a80063;
+                   kB3 = 0xc0a80006, kStranger = 0xc0a80063, kE1 = 0xc0a80201, kF1 = 0xc0a80208;
 constexpr uint32_t kHostB = 0x0a000002;
 constexpr uint32_t pair_id(uint32_t from, uint32_t to) { return from << 16 | to; }
 
@@ -60,6 +63,11 @@ const char* kHead = R"(edge:
 params:
   flows_per_pair: 2
   idle_finish_ms: 5
+  # Room for what the rounds add while the removed pairs' finishes (which
+  # nothing acks) run out their retries: enough for 150 rounds.
+  spare_local_vms: 1024
+  spare_remote_vms: 2048
+  spare_pairs: 2048
 )";
 
 // The first file: a1 and a2 on port 0, b1 and b2 behind hB.
@@ -84,13 +92,16 @@ remote_vms:
 
 // The second: a2 gone, a3 on the port attached at runtime (by its device
 // name), b2 gone, b3 new, hB with another RTT and a second path, the
-// guarantee raised.
+// guarantee raised, and tenant 200 (VLAN 20) with local VM e1 and remote
+// VM f1.
 std::string second_file() {
   return std::string(kHead) + R"(tenants:
   - {vni: 100, guarantee_gbps: 3}
+  - {vni: 200, guarantee_gbps: 1, vlan: 20}
 vms:
   - {name: a1, id: 1, tenant: 100, mac: "02:00:00:00:0a:01", ip: 192.168.0.1, port: 0}
   - {name: a3, id: 5, tenant: 100, mac: "02:00:00:00:0a:05", ip: 192.168.0.5, port: net_pcap2}
+  - {name: e1, id: 7, tenant: 200, mac: "02:00:00:00:0e:01", ip: 192.168.2.1, port: 0}
 hosts:
   - name: hB
     ip: 10.0.0.2
@@ -101,6 +112,7 @@ hosts:
 remote_vms:
   - {name: b1, id: 2, tenant: 100, ip: 192.168.0.2, host: hB}
   - {name: b3, id: 6, tenant: 100, ip: 192.168.0.6, host: hB}
+  - {name: f1, id: 8, tenant: 200, ip: 192.168.2.8, host: hB}
 )";
 }
 
@@ -158,11 +170,13 @@ int main(int argc, char** argv) {
     vm_in.push_back(vm_frame(kA2, kB1, sport, 64, seed));
   }
   vm_in.push_back(vm_frame(kA1, kA2, 4000, 64, 1));        // local switching while a2 is here
+  vm_in.push_back(tagged(vm_frame(kE1, kF1, 4002, 64, 3), 20));  // tenant 200's, while it is here
   vm_in.push_back(vm_frame(kStranger, kB1, 4001, 64, 2));  // no VM has this address
   const std::vector<Frame> fab_in = {
       ufab_frame(kHostB, 100, pair_id(2, 1), route({0}), wire::kNextData, vm_frame(kB1, kA1, 2000, 64, 3)),
       ufab_frame(kHostB, 100, pair_id(2, 3), route({0}), wire::kNextData, vm_frame(kB1, kA2, 2001, 64, 4)),
       ufab_frame(kHostB, 100, pair_id(6, 5), route({0}), wire::kNextData, vm_frame(kB3, kA3, 2002, 64, 5)),
+      ufab_frame(kHostB, 200, pair_id(8, 7), route({0}), wire::kNextData, vm_frame(kF1, kE1, 2003, 64, 6)),
       control(kHostB, route({0}), message(wire::MsgType::probe, pair_id(2, 1), 128, {1}, 1), 100),
       control(kHostB, route({0}), message(wire::MsgType::probe, pair_id(6, 5), 128, {1}, 1), 100),
       control(kHostB, route({0}), message(wire::MsgType::response, pair_id(1, 2), 128, {1}, 1), 100),
@@ -198,7 +212,9 @@ int main(int argc, char** argv) {
     ITEST_CHECK((has(there, "\"ok\":1") || has(there, "ufab-edge reload ok")) && has(there, "guarantee_gbps 2 -> 3") &&
                     has(there, "local VM a2 removed: ") && has(there, "local VM a3 added (port 2, worker ") &&
                     has(there, "remote VM b2 removed") && has(there, "remote VM b3 added (host hB)") &&
-                    has(there, "host hB changed (base_rtt_us 100 -> 200, paths [[1]] -> [[1], [5]])"),
+                    has(there, "host hB changed (base_rtt_us 100 -> 200, paths [[1]] -> [[1], [5]])") &&
+                    has(there, "tenant 200 added: guarantee_gbps 1, weight_class 0 (from its guarantee), vlan 20") &&
+                    has(there, "local VM e1 added (port 0, worker "),
                 "round %d: reload to the second file: %s", r, there.c_str());
 
     const std::string set = telemetry(prefix, "/ufab/tenant_set,100,4");
@@ -220,7 +236,8 @@ int main(int argc, char** argv) {
     ITEST_CHECK(has(back, "\"ok\":1") && has(back, "guarantee_gbps 4 -> 2") && has(back, "local VM a3 removed: ") &&
                     has(back, "local VM a2 added (port 0, worker ") && has(back, "remote VM b3 removed") &&
                     has(back, "remote VM b2 added (host hB)") &&
-                    has(back, "host hB changed (base_rtt_us 200 -> 100, paths [[1], [5]] -> [[1]])"),
+                    has(back, "host hB changed (base_rtt_us 200 -> 100, paths [[1], [5]] -> [[1]])") &&
+                    has(back, "tenant 200 removed") && has(back, "local VM e1 removed: "),
                 "round %d: reload back to the first file: %s", r, back.c_str());
 
     const std::string removed = telemetry(prefix, "/ufab/port_remove,2");
@@ -260,8 +277,10 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(fin["encap"]), static_cast<unsigned long long>(fin["decap"]),
               static_cast<unsigned long long>(fin["reflected"]));
   ITEST_CHECK(fin["local_delivered"] > 0, "a1's frames to a2 were never switched locally");
-  ITEST_CHECK(fin["drop.unknown_pair"] > 0 && fin["drop.unknown_vm"] > 0, "unknown_pair %llu, unknown_vm %llu",
-              static_cast<unsigned long long>(fin["drop.unknown_pair"]), static_cast<unsigned long long>(fin["drop.unknown_vm"]));
+  ITEST_CHECK(fin["drop.unknown_pair"] > 0 && fin["drop.unknown_vm"] > 0 && fin["drop.unknown_vlan"] > 0,
+              "unknown_pair %llu, unknown_vm %llu, unknown_vlan %llu (tenant 200 away)",
+              static_cast<unsigned long long>(fin["drop.unknown_pair"]), static_cast<unsigned long long>(fin["drop.unknown_vm"]),
+              static_cast<unsigned long long>(fin["drop.unknown_vlan"]));
   ITEST_CHECK(p2["rx"] > 0, "port 2 counted no frame over its attachments");
   ITEST_CHECK(!has(err, "AddressSanitizer") && !has(err, "runtime error"), "sanitizer reports: %s", err.c_str());
   // Nothing asks ethdev about a detached port (/ufab/stats, the report).
