@@ -6,8 +6,9 @@
 // edge started with), with queued packets kept; the remote VMs, added,
 // removed or changed, and the hosts, added, removed or changed (remote_vms.hpp); the
 // local VMs, added, removed or changed, on the edge's VM-side ports
-// (local_vms.hpp). Anything else (the edge's own address and ports,
-// parameters, tenants added or removed) is rejected naming the first field
+// (local_vms.hpp); tenants added or removed, with their VMs (tenants.hpp).
+// Anything else (the edge's own address and ports, parameters, a tenant's
+// tags, a QinQ tenant added or removed) is rejected naming the first field
 // that differs, and nothing is applied.
 #pragma once
 
