@@ -121,4 +121,30 @@ std::vector<rte_mbuf*> EdgeRig::fabric_tx() {
   return out;
 }
 
+PortOut::PortOut(pipeline::EdgeState& s, uint16_t port, const std::string& name)
+    : ring(rte_ring_create(name.c_str(), 1024, SOCKET_ID_ANY, RING_F_SC_DEQ)) {
+  s.tx[port].use_ring(ring);
+}
+
+PortOut::~PortOut() {
+  drain();
+  rte_ring_free(ring);
+}
+
+unsigned PortOut::drain() {
+  void* m[64];
+  unsigned total = 0;
+  for (unsigned n; (n = rte_ring_dequeue_burst(ring, m, 64, nullptr)) != 0;) {
+    for (unsigned i = 0; i < n; ++i) {
+      auto* mb = static_cast<rte_mbuf*>(m[i]);
+      const auto* d = rte_pktmbuf_mtod(mb, const uint8_t*);
+      got.emplace_back(d, d + rte_pktmbuf_data_len(mb));
+      rte_pktmbuf_free(mb);
+    }
+    total += n;
+  }
+  count += total;
+  return total;
+}
+
 }  // namespace ufab::itest

@@ -66,4 +66,18 @@ class EdgeRig {
   pipeline::EdgeState& s;
 };
 
+// A VM-side port's TX buffer pointed at a ring the test reads: drain()
+// takes what left since the last call into `got` (copies; the mbufs are
+// freed) and returns how many; `count` is the total.
+struct PortOut {
+  rte_ring* ring;
+  std::vector<Frame> got;
+  uint64_t count = 0;
+  PortOut(pipeline::EdgeState& s, uint16_t port, const std::string& name);
+  ~PortOut();
+  PortOut(const PortOut&) = delete;
+  PortOut& operator=(const PortOut&) = delete;
+  unsigned drain();
+};
+
 }  // namespace ufab::itest

@@ -111,31 +111,6 @@ std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
-// A port's TX buffer into a ring the test reads.
-struct PortOut {
-  rte_ring* ring;
-  uint64_t count = 0;
-  PortOut(pipeline::EdgeState& s, uint16_t port, const std::string& name)
-      : ring(rte_ring_create(name.c_str(), 1024, SOCKET_ID_ANY, RING_F_SC_DEQ)) {
-    s.tx[port].use_ring(ring);
-  }
-  ~PortOut() {
-    drain();
-    rte_ring_free(ring);
-  }
-  // Frames out since the last call, freed.
-  unsigned drain() {
-    void* m[64];
-    unsigned total = 0;
-    for (unsigned n; (n = rte_ring_dequeue_burst(ring, m, 64, nullptr)) != 0;) {
-      for (unsigned i = 0; i < n; ++i) rte_pktmbuf_free(static_cast<rte_mbuf*>(m[i]));
-      total += n;
-    }
-    count += total;
-    return total;
-  }
-};
-
 // A data frame of tenant vni from hB for local VM id `to` from remote VM id
 // `from`: inner IPv4 from src to dst.
 Frame fabric_data(uint32_t from, uint32_t to, uint32_t src, uint32_t dst, uint32_t vni = 100) {

@@ -97,36 +97,6 @@ std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
-// Port 0's TX buffer into a ring the test reads.
-struct PortOut {
-  rte_ring* ring;
-  std::vector<Frame> got;
-  uint64_t count = 0;
-  PortOut(pipeline::EdgeState& s, uint16_t port, const std::string& name)
-      : ring(rte_ring_create(name.c_str(), 1024, SOCKET_ID_ANY, RING_F_SC_DEQ)) {
-    s.tx[port].use_ring(ring);
-  }
-  ~PortOut() {
-    drain();
-    rte_ring_free(ring);
-  }
-  unsigned drain() {
-    void* m[64];
-    unsigned total = 0;
-    for (unsigned n; (n = rte_ring_dequeue_burst(ring, m, 64, nullptr)) != 0;) {
-      for (unsigned i = 0; i < n; ++i) {
-        auto* mb = static_cast<rte_mbuf*>(m[i]);
-        const auto* d = rte_pktmbuf_mtod(mb, const uint8_t*);
-        got.emplace_back(d, d + rte_pktmbuf_data_len(mb));
-        rte_pktmbuf_free(mb);
-      }
-      total += n;
-    }
-    count += total;
-    return total;
-  }
-};
-
 // What left on the fabric: the data frames' (VNI, pair id), and the control
 // messages.
 struct FabricOut {
