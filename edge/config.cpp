@@ -429,6 +429,8 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
     load_edge(w, w.need(root, "edge", "(top level)"), c);
     load_params(w, root["params"], c);
 
+    // Room for the file's tenants and those reloads add (pipeline/tenants.hpp).
+    c.tenant_of_qinq = QinqTenants((root["tenants"].IsSequence() ? root["tenants"].size() : 0) + c.spare_tenants);
     each(w, root, "tenants", [&](const YAML::Node& n, const std::string& f) {
       w.only_keys(n, f, {"vni", "guarantee_gbps", "weight_class", "vlan", "qinq"});
       TenantCfg t;
@@ -459,7 +461,7 @@ EdgeConfig parse_config(const std::string& text, const std::string& file) {
         if (other >= 0)
           w.fail(q, f + ".qinq", "QinQ [" + std::to_string(t.svlan) + ", " + std::to_string(t.vlan) +
                                      "] already names tenant " + std::to_string(c.tenants[static_cast<size_t>(other)].vni));
-        c.tenant_of_qinq[uint32_t{t.svlan} << 12 | t.vlan] = static_cast<int32_t>(c.tenants.size());
+        c.tenant_of_qinq.insert(t.svlan, t.vlan, static_cast<uint32_t>(c.tenants.size()));
       }
       c.tenants.push_back(t);
     });

@@ -13,10 +13,10 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "control/params.hpp"
+#include "edge/qinq_tenants.hpp"
 #include "sched/weight_class.hpp"
 
 namespace ufab::edge {
@@ -179,12 +179,10 @@ struct EdgeConfig {
   // -1). Reloads write an entry (__atomic, pipeline/tenants.hpp) while the
   // workers read it (vlan_tenant).
   std::vector<int32_t> tenant_of_vlan = std::vector<int32_t>(4096, -1);
-  // QinQ tenants: tenant index by S-VLAN id << 12 | C-VLAN id.
-  std::unordered_map<uint32_t, int32_t> tenant_of_qinq;
-  int32_t qinq_tenant(uint16_t svid, uint16_t cvid) const {
-    const auto it = tenant_of_qinq.find(uint32_t{svid} << 12 | cvid);
-    return it == tenant_of_qinq.end() ? -1 : it->second;
-  }
+  // QinQ tenants: tenant index by (S-VLAN id, C-VLAN id); written by reloads
+  // while the workers read it (qinq_tenants.hpp).
+  QinqTenants tenant_of_qinq;
+  int32_t qinq_tenant(uint16_t svid, uint16_t cvid) const { return tenant_of_qinq.find(svid, cvid); }
 
   int32_t vlan_tenant(uint16_t vid) const { return __atomic_load_n(&tenant_of_vlan[vid], __ATOMIC_RELAXED); }
 

@@ -266,8 +266,6 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
     const YAML::Node at = tb[i];
     const edge::TenantCfg* run = cfg.tenant(n.vni);
     if (run == nullptr) {
-      if (n.svlan != 0)
-        return where(cfg.file, at["qinq"]) + ": " + f + ".qinq: a QinQ tenant added at runtime needs a restart; nothing applied";
       d.tenants_added.push_back(n);
       continue;
     }
@@ -283,9 +281,6 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
   }
   for (size_t t = 0; t < cfg.tenants.size(); ++t) {
     if (cfg.tenants[t].removed || kept[t]) continue;
-    if (cfg.tenants[t].svlan != 0)
-      return where(cfg.file, tb) + ": tenants: tenant " + std::to_string(cfg.tenants[t].vni) +
-             " (QinQ) removed: a QinQ tenant removed at runtime needs a restart; nothing applied";
     d.tenants_removed.push_back(static_cast<uint32_t>(t));
   }
   std::vector<std::string> vm_at;

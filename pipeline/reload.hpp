@@ -8,7 +8,7 @@
 // local VMs, added, removed or changed, on the edge's VM-side ports
 // (local_vms.hpp); tenants added or removed, with their VMs (tenants.hpp).
 // Anything else (the edge's own address and ports, parameters, a tenant's
-// tags, a QinQ tenant added or removed) is rejected naming the first field
+// tags) is rejected naming the first field
 // that differs, and nothing is applied.
 #pragma once
 
@@ -88,7 +88,7 @@ void diff_local(const edge::EdgeConfig& running, const edge::EdgeConfig& next, c
 // classes in force (by running tenant index; kFromGuarantee for auto).
 // Tenants are matched by VNI: one the file adds or drops is in
 // tenants_added / tenants_removed; one in both whose tags (vlan, qinq)
-// differ is refused (needs a restart), as is a QinQ tenant added or removed. Returns ""
+// differ is refused (needs a restart). Returns ""
 // and the changes, or the reason nothing can be applied. by_name: the
 // local VMs' ports named by device (edge::resolve_ports; empty: the file
 // names none, e.g. the unit tests without an EAL).

@@ -50,12 +50,18 @@ std::vector<uint32_t> add_tenants(Edge& e, const ReloadDiff& d, std::vector<std:
     });
     // Last, its tag: the workers then know it (vm_rx), and the reload's
     // local VMs of it are added next.
-    if (t.vlan != 0) __atomic_store_n(&c.tenant_of_vlan[t.vlan], static_cast<int32_t>(i), __ATOMIC_RELEASE);
+    if (t.svlan != 0)
+      c.tenant_of_qinq.insert(t.svlan, t.vlan, i);  // sized for every tenant entry: not full
+    else if (t.vlan != 0)
+      __atomic_store_n(&c.tenant_of_vlan[t.vlan], static_cast<int32_t>(i), __ATOMIC_RELEASE);
     made.push_back(i);
     char buf[160];
+    const std::string tags = t.svlan != 0 ? ", qinq [" + std::to_string(t.svlan) + ", " + std::to_string(t.vlan) + "]"
+                             : t.vlan != 0  ? ", vlan " + std::to_string(t.vlan)
+                                            : "";
     std::snprintf(buf, sizeof(buf), "tenant %u added: guarantee_gbps %.6g, weight_class %u%s%s", t.vni,
                   t.guarantee_bps / 1e9, t.weight_class, t.weight_from_guarantee ? " (from its guarantee)" : "",
-                  t.vlan != 0 ? (", vlan " + std::to_string(t.vlan)).c_str() : "");
+                  tags.c_str());
     out.emplace_back(buf);
     UFAB_LOG(NOTICE, "%s", buf);
   }
@@ -66,8 +72,10 @@ void remove_tenants(Edge& e, const std::vector<uint32_t>& which, std::vector<std
   edge::EdgeConfig& c = e.live_cfg();
   for (const uint32_t i : which) {
     edge::TenantCfg& t = c.tenants[i];
-    // Its VLAN id, unless a tenant this reload added took it already.
-    if (t.vlan != 0) {
+    // Its tags, unless a tenant this reload added took them already.
+    if (t.svlan != 0) {
+      c.tenant_of_qinq.erase(t.svlan, t.vlan, i);
+    } else if (t.vlan != 0) {
       int32_t mine = static_cast<int32_t>(i);
       __atomic_compare_exchange_n(&c.tenant_of_vlan[t.vlan], &mine, -1, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
     }

@@ -8,20 +8,21 @@
 //    workers index it while the control lcore appends, so it never moves),
 //    Alg. 1's guarantee for it, its weight class in every worker's
 //    scheduler (a tenant id the schedulers were sized for at start-up), then
-//    its VLAN id in the VLAN map, so that its tagged frames are no longer
+//    its tags in the VLAN map (or its S/C ids in the QinQ map,
+//    edge/qinq_tenants.hpp), so that its tagged frames are no longer
 //    unknown_vlan. Its class follows the file: a class, or auto (from its
 //    guarantee, against the unit the edge started with, as a guarantee
 //    changed at runtime). All this before the reload's VMs are added, which
 //    find the tenant by its VNI.
 //  - Removed: after the reload's VMs are gone (every VM of the tenant, since
 //    the file has none of them: its frames are unknown_pair or unknown_vm),
-//    its VLAN id leaves the map (unknown_vlan from then on) and the entry is
+//    its tags leave the map (unknown_vlan from then on) and the entry is
 //    marked removed. Its pairs' finishes still carry its VNI (control_tx
 //    reads the entry), so the entry is taken again only once no pair slot
 //    names it (entries.hpp).
-//  - Not at runtime: a tenant's tags changed (vlan, qinq), a QinQ tenant
-//    added or removed (the S/C map is not written while workers read it):
-//    refused by reload.cpp with file:line:col, nothing applied.
+//  - Not at runtime: a tenant's tags changed (vlan, qinq: its local VMs'
+//    classification keys and delivery tags stand on them): refused by
+//    reload.cpp with file:line:col, nothing applied.
 //
 // The room (entries) is checked before anything is applied; a tenant added
 // by a reload that is then refused (apply_vms: room for VMs or pairs) is

@@ -21,11 +21,12 @@
 //     finishing pair.
 //  5. Reload adding tenant 300 (VLAN 30) and its VMs: a new entry (2; room
 //     1 -> 0). A reload adding tenant 400 as well is refused (room 0, no
-//     free entry), and so is a QinQ tenant and tenant 100 with a VLAN (file:line:col),
+//     free entry), and so is tenant 100 given a VLAN (file:line:col),
 //     nothing applied: tenant 300's state unchanged.
 //  6. c2 -> d2's finish leaves and hB acks it; its slot is free, and so is
-//     tenant 200's entry: tenant 400 now takes entry 1 (VLAN 40), and its
-//     frames leave with VNI 400.
+//     tenant 200's entry: QinQ tenant 400 ([4, 40]) now takes entry 1, and
+//     its double-tagged frames leave with VNI 400.
+//  7. Tenant 400 removed: [4, 40] is unknown_vlan again.
 //
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
 #include <rte_mbuf.h>
@@ -61,9 +62,11 @@ constexpr uint32_t kC4 = 0xc0a80401, kD4 = 0xc0a80415;  // tenant 400: c4 (id 6)
 struct TenantLines {
   std::string tenant, local, remote;
 };
-TenantLines tenant(uint32_t vni, int vlan, double gbps, int local, int remote) {
+TenantLines tenant(uint32_t vni, int vlan, double gbps, int local, int remote, int svlan = 0) {
   const std::string t = std::to_string(vni / 100), v = std::to_string(vni);
-  return {"  - {vni: " + v + ", guarantee_gbps: " + std::to_string(gbps) + ", vlan: " + std::to_string(vlan) + "}\n",
+  const std::string tags = svlan != 0 ? "qinq: [" + std::to_string(svlan) + ", " + std::to_string(vlan) + "]"
+                                      : "vlan: " + std::to_string(vlan);
+  return {"  - {vni: " + v + ", guarantee_gbps: " + std::to_string(gbps) + ", " + tags + "}\n",
           "  - {name: c" + t + ", id: " + std::to_string(local) + ", tenant: " + v + ", mac: \"02:00:00:00:0c:0" + t +
               "\", ip: 192.168." + t + ".1, port: 0}\n",
           "  - {name: d" + t + ", id: " + std::to_string(remote) + ", tenant: " + v + ", ip: 192.168." + t +
@@ -182,7 +185,7 @@ void run(const std::string& dir) {
       if (!t.removed) v += std::to_string(t.vni) + " ";
     return v;
   };
-  const TenantLines t200 = tenant(200, 20, 4, 3, 21), t300 = tenant(300, 30, 2, 5, 23), t400 = tenant(400, 40, 1, 6, 24);
+  const TenantLines t200 = tenant(200, 20, 4, 3, 21), t300 = tenant(300, 30, 2, 5, 23), t400 = tenant(400, 40, 1, 6, 24, 4);
 
   ITEST_CHECK(e.tenant_room == 2 && e.cfg.tenants.size() == 1 && e.cfg.tenants.capacity() >= 3, "start: room %u",
               e.tenant_room);
@@ -252,8 +255,8 @@ void run(const std::string& dir) {
   ITEST_CHECK(drops(pipeline::Drop::unknown_vlan) == 2, "4: unknown_vlan %llu", drops(pipeline::Drop::unknown_vlan));
   balanced("4");
 
-  // 5. Tenant 300 in a new entry; 400 as well is refused, as are a QinQ
-  // tenant and a VLAN given to a running tenant.
+  // 5. Tenant 300 in a new entry; 400 as well is refused, as is a VLAN
+  // given to a running tenant.
   rr = reload(config({t300}));
   ITEST_CHECK(rr.ok && e.cfg.tenants.size() == 3 && e.cfg.tenant(300) == &e.cfg.tenants[2] && e.tenant_room == 0 &&
                   e.cfg.vlan_tenant(30) == 2 && s.sched.tenant_class(2) == 1,
@@ -264,9 +267,6 @@ void run(const std::string& dir) {
                                             "beyond the start-up tenants; a removed tenant's entry is free once its "
                                             "pairs are gone); nothing applied",
               "5: %s", rr.error.c_str());
-  rr = reload(config({t300}, "  - {vni: 500, guarantee_gbps: 1, qinq: [5, 50]}\n"));
-  ITEST_CHECK(!rr.ok && rr.error.find(file + ":6:41: tenants[2].qinq: a QinQ tenant added at runtime needs a restart") == 0,
-              "5: %s", rr.error.c_str());
   {
     std::string tagged100 = config({t300});
     tagged100.replace(tagged100.find("{vni: 100, guarantee_gbps: 1}"), 29, "{vni: 100, guarantee_gbps: 1, vlan: 7}");
@@ -274,7 +274,7 @@ void run(const std::string& dir) {
     ITEST_CHECK(!rr.ok && rr.error.find(file + ":4:41: tenants[0].vlan: changed, needs a restart") == 0, "5: %s",
                 rr.error.c_str());
   }
-  ITEST_CHECK(e.cfg.tenants.size() == 3 && live_tenants() == "100 300 " && e.cfg.vlan_tenant(40) == -1 &&
+  ITEST_CHECK(e.cfg.tenants.size() == 3 && live_tenants() == "100 300 " && e.cfg.qinq_tenant(4, 40) == -1 &&
                   e.cfg.vlan_tenant(7) == -1,
               "5: nothing applied: %s", live_tenants().c_str());
   frames_on(0, {tagged(vm_frame(kC3, kD3, 1000, 100, 5), 30)});
@@ -293,14 +293,28 @@ void run(const std::string& dir) {
   frames_on(1, {answer(fin[0], 200)});
   ITEST_CHECK(!s.pairs[c2d2].finish_pending(), "6: c2 -> d2's finish is done");
   rr = reload(config({t300, t400}));
-  ITEST_CHECK(rr.ok && e.cfg.tenants.size() == 3 && e.cfg.tenant(400) == &e.cfg.tenants[1] && e.cfg.vlan_tenant(40) == 1 &&
-                  e.cfg.vlan_tenant(20) == -1 && s.sched.tenant_class(1) == 0 && live_tenants() == "100 400 300 ",
-              "6: tenant 400 in entry 1: ok %d %s %s; %s", rr.ok, rr.error.c_str(), joined(rr.changes).c_str(),
-              live_tenants().c_str());
-  frames_on(0, {tagged(vm_frame(kC4, kD4, 1000, 100, 6), 40)});
+  ITEST_CHECK(rr.ok && joined(rr.changes) ==
+                           "[tenant 400 added: guarantee_gbps 1, weight_class 0 (from its guarantee), qinq [4, 40]]"
+                           "[remote VM d4 added (host hB): 0 pair(s)]"
+                           "[local VM c4 added (port 0, worker 0): 1 pair(s)]",
+              "6: reload: ok %d %s %s", rr.ok, rr.error.c_str(), joined(rr.changes).c_str());
+  ITEST_CHECK(e.cfg.tenants.size() == 3 && e.cfg.tenant(400) == &e.cfg.tenants[1] && e.cfg.qinq_tenant(4, 40) == 1 &&
+                  e.cfg.vlan_tenant(40) == -1 && e.cfg.vlan_tenant(20) == -1 && s.sched.tenant_class(1) == 0 &&
+                  live_tenants() == "100 400 300 ",
+              "6: QinQ tenant 400 in entry 1 ([4, 40] -> %d); %s", e.cfg.qinq_tenant(4, 40), live_tenants().c_str());
+  frames_on(0, {qinq(vm_frame(kC4, kD4, 1000, 100, 6), 4, 40)});
   to_fabric();
   ITEST_CHECK(last.data.size() == 1 && last.data[0] == std::make_pair(400u, 6u << 16 | 24), "6: c4 -> d4 leaves with VNI 400");
   balanced("6");
+
+  // 7. QinQ tenant 400 removed: [4, 40] unknown_vlan again.
+  rr = reload(config({t300}));
+  ITEST_CHECK(rr.ok && joined(rr.changes).find("[tenant 400 removed]") != std::string::npos && e.cfg.qinq_tenant(4, 40) == -1 &&
+                  live_tenants() == "100 300 ",
+              "7: reload: ok %d %s %s", rr.ok, rr.error.c_str(), joined(rr.changes).c_str());
+  frames_on(0, {qinq(vm_frame(kC4, kD4, 1000, 100, 7), 4, 40)});
+  ITEST_CHECK(drops(pipeline::Drop::unknown_vlan) == 3, "7: unknown_vlan %llu", drops(pipeline::Drop::unknown_vlan));
+  balanced("7");
 }
 
 }  // namespace

@@ -2,9 +2,9 @@
 // pipeline/tenants.cpp): matched by VNI, not by their place in the file.
 // Added and removed tenants are listed (a running entry marked removed
 // counts as gone, so its VNI comes back as added); a guarantee or class
-// change is compared with what is in force for that VNI; a tenant's tags
-// changed, or a QinQ tenant added or removed, still needs a restart, named
-// with file:line:col.
+// change is compared with what is in force for that VNI; QinQ tenants come
+// and go as VLAN ones do; a tenant's tags changed still needs a restart,
+// named with file:line:col.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -112,23 +112,30 @@ TEST(ReloadTenants, ARemovedEntryCountsAsGone) {
   EXPECT_TRUE(gone.d.empty());
 }
 
-TEST(ReloadTenants, TagsAndQinQNeedARestart) {
+TEST(ReloadTenants, TagsNeedARestart) {
   // Tenant 200's VLAN 20 -> 21: file:line:col of the new vlan.
   const Diff vlan = reload(config(kT100 + kT200), config(kT100 + "  - {vni: 200, guarantee_gbps: 2, vlan: 21}\n"));
   EXPECT_EQ(vlan.error, vlan.path + ":4:41: tenants[1].vlan: changed, needs a restart; nothing applied");
   // Untagged tenant 100 given a VLAN.
   const Diff tagged = reload(config(kT100), config("  - {vni: 100, guarantee_gbps: 1, vlan: 5}\n"));
   EXPECT_EQ(tagged.error, tagged.path + ":3:41: tenants[0].vlan: changed, needs a restart; nothing applied");
-  // A QinQ tenant added, or removed.
-  const Diff q_add = reload(config(kT100), config(kT100 + kQ400));
-  EXPECT_EQ(q_add.error,
-            q_add.path + ":4:41: tenants[1].qinq: a QinQ tenant added at runtime needs a restart; nothing applied");
-  const Diff q_gone = reload(config(kT100 + kQ400), config(kT100));
-  EXPECT_EQ(q_gone.error, q_gone.path +
-                              ":3:3: tenants: tenant 400 (QinQ) removed: a QinQ tenant removed at runtime needs a "
-                              "restart; nothing applied");
-  // A running QinQ tenant kept as it is: fine.
-  const Diff q_kept = reload(config(kT100 + kQ400), config(kQ400 + kT100));
-  EXPECT_EQ(q_kept.error, "");
-  EXPECT_TRUE(q_kept.d.empty());
+  // A QinQ tenant's C-VLAN changed.
+  const Diff qinq = reload(config(kT100 + kQ400), config(kT100 + "  - {vni: 400, guarantee_gbps: 1, qinq: [4, 41]}\n"));
+  EXPECT_EQ(qinq.error, qinq.path + ":4:41: tenants[1].qinq: changed, needs a restart; nothing applied");
+}
+
+TEST(ReloadTenants, QinQTenantsComeAndGo) {
+  const Diff add = reload(config(kT100), config(kT100 + kQ400));
+  ASSERT_EQ(add.error, "");
+  ASSERT_EQ(add.d.tenants_added.size(), 1u);
+  EXPECT_EQ(add.d.tenants_added[0].vni, 400u);
+  EXPECT_EQ(add.d.tenants_added[0].svlan, 4u);
+  EXPECT_EQ(add.d.tenants_added[0].vlan, 40u);
+  const Diff gone = reload(config(kT100 + kQ400), config(kT100));
+  ASSERT_EQ(gone.error, "");
+  EXPECT_EQ(gone.d.tenants_removed, std::vector<uint32_t>({1}));
+  // Kept as it is, in another place: nothing.
+  const Diff kept = reload(config(kT100 + kQ400), config(kQ400 + kT100));
+  EXPECT_EQ(kept.error, "");
+  EXPECT_TRUE(kept.d.empty());
 }
