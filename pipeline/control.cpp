@@ -238,12 +238,12 @@ Control::ReloadResult Control::reload(Nanos now) {
   for (size_t t = 0; t < live_class.size(); ++t)
     live_class[t] = weight_from_guarantee[t] ? TenantChange::kFromGuarantee : static_cast<int>(weight_class[t]);
   r.error = diff_config(e_.cfg, e_.cfg_text, guarantee_bps, live_class, text, diff, port_by_name);
-  if (r.error.empty()) r.error = tenants_room(e_, diff);
-  // Tenants added first (their VMs find them by VNI), then hosts and VMs:
-  // the only part that can still be refused (room), which takes the new
-  // tenants out again (tenants.hpp).
+  // Tenants added first (their VMs find them by VNI; refused whole when
+  // they do not fit), then hosts and VMs, which may still be refused
+  // (room): that takes the new tenants out again (tenants.hpp).
+  std::vector<uint32_t> added;
+  if (r.error.empty()) r.error = add_tenants(e_, diff, added, r.changes);
   if (r.error.empty()) {
-    const std::vector<uint32_t> added = add_tenants(e_, diff, r.changes);
     r.error = apply_vms(e_, diff, now, r.changes);
     if (!r.error.empty()) remove_tenants(e_, added, nullptr);
   }

@@ -71,14 +71,9 @@ void detach(uint16_t p) {
   }
 }
 
-std::string stopping(const Edge& e) {
-  return e.phase.load(std::memory_order_acquire) != Phase::running ? "the edge is stopping" : "";
-}
-
 }  // namespace
 
 std::string add_port(Edge& e, const std::string& devargs, uint16_t* port, std::string* line) {
-  if (std::string why = stopping(e); !why.empty()) return why;
   const std::string name = device_name(devargs);
   if (name.empty()) return "usage: /ufab/port_add,DEVARGS (e.g. net_vhost3,iface=/run/vm3.sock)";
   uint16_t p = 0;
@@ -124,7 +119,6 @@ std::string add_port(Edge& e, const std::string& devargs, uint16_t* port, std::s
 }
 
 std::string remove_port(Edge& e, uint16_t p) {
-  if (std::string why = stopping(e); !why.empty()) return why;
   if (!e.port_present(p)) return "port " + std::to_string(p) + " does not exist";
   if (e.cfg.is_fabric_port(p)) return "port " + std::to_string(p) + " is a fabric port (fixed at start-up)";
   std::string vms;

@@ -27,7 +27,8 @@
 // Room: every per-port array is sized at start-up for the ports the EAL
 // found plus --spare-ports (Edge), so nothing a worker indexes moves. The
 // EAL gives an attached port the lowest free id; one beyond that room is
-// detached again and refused.
+// detached again and refused. Both run on the control lcore for the
+// telemetry commands, which are refused once the edge stops (telemetry.cpp).
 #pragma once
 
 #include <cstdint>

@@ -8,21 +8,16 @@
 
 namespace ufab::pipeline {
 
-std::string tenants_room(Edge& e, const ReloadDiff& d) {
+std::string add_tenants(Edge& e, const ReloadDiff& d, std::vector<uint32_t>& made, std::vector<std::string>& out) {
   if (d.tenants_added.empty()) return "";
-  const size_t free = free_entries(e).tenants.size();
-  if (d.tenants_added.size() <= free + e.tenant_room) return "";
-  return e.cfg.file + ": tenants: " + std::to_string(d.tenants_added.size()) + " tenant(s) to add, room for " +
-         std::to_string(free + e.tenant_room) + " more (params.spare_tenants: " + std::to_string(e.cfg.spare_tenants) +
-         " beyond the start-up tenants; a removed tenant's entry is free once its pairs are gone); nothing applied";
-}
-
-std::vector<uint32_t> add_tenants(Edge& e, const ReloadDiff& d, std::vector<std::string>& out) {
-  std::vector<uint32_t> made;
-  if (d.tenants_added.empty()) return made;
+  FreeEntries free = free_entries(e);
+  if (d.tenants_added.size() > free.tenants.size() + e.tenant_room)
+    return e.cfg.file + ": tenants: " + std::to_string(d.tenants_added.size()) + " tenant(s) to add, room for " +
+           std::to_string(free.tenants.size() + e.tenant_room) + " more (params.spare_tenants: " +
+           std::to_string(e.cfg.spare_tenants) +
+           " beyond the start-up tenants; a removed tenant's entry is free once its pairs are gone); nothing applied";
   edge::EdgeConfig& c = e.live_cfg();
   Control& ctl = e.control;
-  FreeEntries free = free_entries(e);
   size_t next_free = 0;
   for (const edge::TenantCfg& file : d.tenants_added) {
     edge::TenantCfg t = file;
@@ -65,7 +60,7 @@ std::vector<uint32_t> add_tenants(Edge& e, const ReloadDiff& d, std::vector<std:
     out.emplace_back(buf);
     UFAB_LOG(NOTICE, "%s", buf);
   }
-  return made;
+  return "";
 }
 
 void remove_tenants(Edge& e, const std::vector<uint32_t>& which, std::vector<std::string>* out) {

@@ -39,13 +39,11 @@ namespace ufab::pipeline {
 
 class Edge;
 
-// "" when d.tenants_added fits (free entries and the room left), else why
-// (naming params.spare_tenants).
-std::string tenants_room(Edge& e, const ReloadDiff& d);
-
-// Adds d.tenants_added (tenants_room said yes). Returns their entries, in
-// the order of d.tenants_added; `out` gets one line per tenant.
-std::vector<uint32_t> add_tenants(Edge& e, const ReloadDiff& d, std::vector<std::string>& out);
+// Adds d.tenants_added, or none when they do not fit (free entries and
+// the room left): returns "" or why (naming params.spare_tenants). `made`
+// gets their entries, in the order of d.tenants_added; `out` one line per
+// tenant.
+std::string add_tenants(Edge& e, const ReloadDiff& d, std::vector<uint32_t>& made, std::vector<std::string>& out);
 
 // Takes tenants out (their VMs gone): the VLAN map, the entry, Alg. 1's
 // inputs. `out` (may be null) gets one line per tenant.

@@ -11,6 +11,7 @@
 #include "edge/dpdk/eal.hpp"
 #include "edge/dpdk/mempool.hpp"
 #include "pipeline/layout.hpp"
+#include "pipeline/stages.hpp"
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
 
@@ -111,6 +112,17 @@ rte_mbuf* EdgeRig::mbuf(const Frame& f, uint16_t port) {
   std::memcpy(d, f.data(), f.size());
   m->port = port;
   return m;
+}
+
+void EdgeRig::receive(uint16_t port, const std::vector<Frame>& fs, Nanos now) {
+  std::vector<rte_mbuf*> ms;
+  for (const Frame& f : fs) ms.push_back(mbuf(f, port));
+  s.stats.ports[port].rx += ms.size();  // as poll_port counts them
+  if (port == 1)
+    pipeline::fabric_frames(s, port, ms.data(), static_cast<uint16_t>(ms.size()), now);
+  else
+    pipeline::vm_frames(s, port, ms.data(), static_cast<uint16_t>(ms.size()), now);
+  for (pipeline::TxBuffer& t : s.tx) t.flush();
 }
 
 std::vector<rte_mbuf*> EdgeRig::fabric_tx() {

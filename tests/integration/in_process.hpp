@@ -51,6 +51,10 @@ class EdgeRig {
   uint32_t pair(uint32_t local_id, uint32_t remote_id) const;
   // f in a fresh mbuf received on `port` (nullptr when the pool is empty).
   rte_mbuf* mbuf(const Frame& f, uint16_t port);
+  // fs received on `port` at `now`, as the worker's poll would take them:
+  // counted in the port's rx, handed to fabric_frames (port 1) or
+  // vm_frames, and every TX buffer flushed.
+  void receive(uint16_t port, const std::vector<Frame>& fs, Nanos now);
   // What the edge sent to the fabric port since the last call (flushes its
   // TX buffer first); the caller frees the mbufs.
   std::vector<rte_mbuf*> fabric_tx();

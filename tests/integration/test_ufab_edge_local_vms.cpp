@@ -127,14 +127,7 @@ void run(const std::string& dir) {
   uint64_t fabric_out = 0;
   Nanos now = 1'000'000;
   const auto frames_on = [&](uint16_t port, const std::vector<Frame>& fs) {
-    std::vector<rte_mbuf*> ms;
-    for (const Frame& f : fs) ms.push_back(r.mbuf(f, port));
-    s.stats.ports[port].rx += ms.size();  // as poll_port counts them
-    if (port == 1)
-      pipeline::fabric_frames(s, port, ms.data(), static_cast<uint16_t>(ms.size()), now);
-    else
-      pipeline::vm_frames(s, port, ms.data(), static_cast<uint16_t>(ms.size()), now);
-    for (pipeline::TxBuffer& t : s.tx) t.flush();
+    r.receive(port, fs, now);
     now += 1'000'000;
   };
   const auto sent = [&](PortOut& o) { return o.drain(); };
