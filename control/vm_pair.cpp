@@ -267,8 +267,14 @@ VmPair::Result VmPair::on_message(const wire::Message& m, Nanos now) {
 }
 
 void VmPair::start_queries(bool include_active) {
+  // A drained path (an operator's drain, or its uplink's link down) is no
+  // candidate: it is queried only when every path is drained, so that a
+  // pair with nowhere to go still learns when one answers (each round
+  // waits out a query timeout, not a poll).
+  bool open = false;
+  for (size_t i = 0; i < n_paths_; ++i) open |= !paths_[i].drained;
   for (size_t i = 0; i < n_paths_; ++i)
-    if (include_active || static_cast<int>(i) != active_) {
+    if ((include_active || static_cast<int>(i) != active_) && !(open && paths_[i].drained)) {
       paths_[i].want_query = true;
       note_message(i);
     }

@@ -219,10 +219,11 @@ std::string Control::set_drained(const std::string& host, const std::string& pat
            std::to_string(c.hosts[h].paths.size() - 1) + ")";
   drained[h][p] = on;
   *host_index = h;
+  const bool out = path_unusable(h, p);  // undrained, it stays out while its uplink is down (uplinks.cpp)
   e_.on_workers([&](EdgeState& s) {
     for (uint32_t i = 0; i < s.pairs.size(); ++i)
       if (s.meta[i].host == h) {
-        s.pairs[i].set_path_drained(p, on);
+        s.pairs[i].set_path_drained(p, out);
         s.wake(i);
       }
   });

@@ -53,8 +53,20 @@ class Control {
   // guarantee (EdgeConfig::weight_class_of); the configuration's until changed.
   std::vector<uint32_t> weight_class;
   std::vector<bool> weight_from_guarantee;
-  // drained[host][path]
+  // drained[host][path]: by the operator (/ufab/path_drain).
   std::vector<std::vector<bool>> drained;
+  // With two or more fabric ports: uplink_down[port] while that uplink's
+  // link is down (uplinks.cpp); its paths are then not candidates.
+  std::vector<uint8_t> uplink_down;
+  uint64_t uplink_failovers = 0;  // uplinks seen going down (their paths drained)
+  // Whether host h's path k is out of selection now: drained by the
+  // operator, or its uplink's link is down.
+  bool path_unusable(size_t h, size_t k) const;
+  // The control lcore, each iteration after PortLinks::poll: an uplink
+  // whose link went down has its paths drained in every worker (pairs
+  // active on one migrate as after a failure notice, §3.6), and undrained
+  // when it comes back unless the operator drained them (uplinks.cpp).
+  void follow_uplinks();
 
   // Each returns "" on success, else what is wrong.
   // class_change (optional): the move of a class that follows the guarantee.
@@ -81,6 +93,9 @@ class Control {
   double add_vm(size_t v);
 
  private:
+  // Host h's paths on uplink `port` that the operator did not drain, as a
+  // bit mask per host (paths <= 8), for follow_uplinks.
+  std::vector<uint8_t> paths_on(uint16_t port) const;
   // Tenant index t to class cls in every worker's scheduler (its active
   // pairs and queued frames move with it); "" when it was there already.
   std::string move_class(size_t t, uint32_t cls);

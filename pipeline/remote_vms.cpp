@@ -89,10 +89,11 @@ void make_pairs(Edge& e, EdgeState& s, const std::vector<NewPair>& made, std::ve
     const uint32_t p = s.add_pair(np.v, np.r, np.global);
     slot_of[i] = p;
     if (p == EdgeState::kNoSlot) continue;
-    // A path drained now is drained for the new pair too (set_drained).
-    const std::vector<bool>& drained = e.control.drained[s.meta[p].host];
-    for (size_t k = 0; k < drained.size(); ++k)
-      if (drained[k]) s.pairs[p].set_path_drained(k, true);
+    // A path drained now (set_drained), or on an uplink that is down
+    // (uplinks.cpp), is drained for the new pair too.
+    const uint32_t h = s.meta[p].host;
+    for (size_t k = 0; k < e.control.drained[h].size(); ++k)
+      if (e.control.path_unusable(h, k)) s.pairs[p].set_path_drained(k, true);
   }
 }
 

@@ -73,8 +73,12 @@ void fill_drain(Edge& e, const char* params, rte_tel_data* d, bool on) {
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_int(d, "ok", 1);
   rte_tel_data_add_dict_string(d, "host", e.cfg.hosts[h].name.c_str());
-  rte_tel_data_add_dict_u64(d, "path", std::strtoull(a[1].c_str(), nullptr, 10));
+  const size_t k = std::strtoull(a[1].c_str(), nullptr, 10);  // set_drained checked it
+  rte_tel_data_add_dict_u64(d, "path", k);
   rte_tel_data_add_dict_int(d, "drained", on ? 1 : 0);
+  // Undrained, a path on an uplink whose link is down stays out until it is up (uplinks.cpp).
+  const uint16_t port = e.cfg.hosts[h].paths[k].port;
+  rte_tel_data_add_dict_int(d, "uplink_down", port < e.control.uplink_down.size() && e.control.uplink_down[port] ? 1 : 0);
 }
 
 void fill_reload(Edge& e, rte_tel_data* d, Nanos now) {

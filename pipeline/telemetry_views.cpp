@@ -81,6 +81,7 @@ void fill_stats(Edge& e, rte_tel_data* d) {
   rte_tel_data_add_dict_u64(d, "token_rounds", st.token_rounds);
   rte_tel_data_add_dict_u64(d, "token_rounds_stretched", st.token_rounds_stretched);
   rte_tel_data_add_dict_u64(d, "token_vm_assignments", st.token_vm_assignments);
+  rte_tel_data_add_dict_u64(d, "uplink_failovers", e.control.uplink_failovers);
   rte_tel_data_add_dict_u64(d, "pair_polls", st.pair_polls);
   rte_tel_data_add_dict_u64(d, "pair_poll_cuts", st.pair_poll_cuts);
   rte_tel_data_add_dict_u64(d, "bypassed", st.bypassed);
@@ -199,7 +200,8 @@ void fill_paths(Edge& e, rte_tel_data* d) {
       for (size_t k = 0; k < hc.paths[i].labels.size() && len > 0 && static_cast<size_t>(len) < sizeof(buf); ++k)
         len += std::snprintf(buf + len, sizeof(buf) - static_cast<size_t>(len), k ? ",%u" : "%u", hc.paths[i].labels[k]);
       if (len > 0 && static_cast<size_t>(len) < sizeof(buf))  // the fabric port (uplink) it leaves on
-        std::snprintf(buf + len, sizeof(buf) - static_cast<size_t>(len), " port=%u", hc.paths[i].port);
+        std::snprintf(buf + len, sizeof(buf) - static_cast<size_t>(len), " port=%u uplink_down=%d", hc.paths[i].port,
+                      hc.paths[i].port < e.control.uplink_down.size() && e.control.uplink_down[hc.paths[i].port] ? 1 : 0);
       char name[32];
       std::snprintf(name, sizeof(name), "path%zu", i);
       rte_tel_data_add_dict_string(c, name, buf);

@@ -189,6 +189,7 @@ bool control_step(Edge& e, Telemetry& tel, const LoopConfig& cfg, ControlState& 
   }
   tel.serve(now);
   e.links.poll(now);  // the links of ports whose PMD raises no link events (port_link.hpp)
+  e.control.follow_uplinks();  // an uplink's paths drained while its link is down (uplinks.cpp)
   if (cfg.reload != nullptr && *cfg.reload != 0) {
     *cfg.reload = 0;
     // As /ufab/reload: nothing changes once the stop sequence began.

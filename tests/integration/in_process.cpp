@@ -118,7 +118,7 @@ void EdgeRig::receive(uint16_t port, const std::vector<Frame>& fs, Nanos now) {
   std::vector<rte_mbuf*> ms;
   for (const Frame& f : fs) ms.push_back(mbuf(f, port));
   s.stats.ports[port].rx += ms.size();  // as poll_port counts them
-  if (port == 1)
+  if (e.cfg.is_fabric_port(port))
     pipeline::fabric_frames(s, port, ms.data(), static_cast<uint16_t>(ms.size()), now);
   else
     pipeline::vm_frames(s, port, ms.data(), static_cast<uint16_t>(ms.size()), now);

@@ -52,7 +52,7 @@ class EdgeRig {
   // f in a fresh mbuf received on `port` (nullptr when the pool is empty).
   rte_mbuf* mbuf(const Frame& f, uint16_t port);
   // fs received on `port` at `now`, as the worker's poll would take them:
-  // counted in the port's rx, handed to fabric_frames (port 1) or
+  // counted in the port's rx, handed to fabric_frames (a fabric port) or
   // vm_frames, and every TX buffer flushed.
   void receive(uint16_t port, const std::vector<Frame>& fs, Nanos now);
   // What the edge sent to the fabric port since the last call (flushes its

@@ -250,8 +250,8 @@ int main(int argc, char** argv) {
   r = ask("/ufab/path_drain,hB,1");
   ITEST_CHECK(has(r, "\"ok\":1") && has(r, "\"host\":\"hB\""), "path_drain: %s", r.c_str());
   r = ask("/ufab/paths");
-  ITEST_CHECK(has(r, "\"path0\":\"udp_src=49152 active_pairs=0 drained=0 labels=1 port=1\"") &&
-                  has(r, "\"path1\":\"udp_src=49153 active_pairs=0 drained=1 labels=2 port=1\""),
+  ITEST_CHECK(has(r, "\"path0\":\"udp_src=49152 active_pairs=0 drained=0 labels=1 port=1 uplink_down=0\"") &&
+                  has(r, "\"path1\":\"udp_src=49153 active_pairs=0 drained=1 labels=2 port=1 uplink_down=0\""),
               "paths after drain: %s", r.c_str());
   r = ask("/ufab/path_drain,hB,2");
   ITEST_CHECK(has(r, "\"ok\":0") && has(r, "no path '2'"), "drain of a missing path: %s", r.c_str());

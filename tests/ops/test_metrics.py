@@ -120,6 +120,9 @@ class Exporter(unittest.TestCase):
         self.assertEqual(v("ufab_tenant_weight_error", vni=200), 0)
         self.assertIsNone(v("ufab_tenant_weight_error", vni=100))
         self.assertEqual(v("ufab_path_active_pairs", host="hB", path=1), 0)
+        # one fabric port (its link up): no uplink down, none seen going down
+        self.assertEqual(v("ufab_path_uplink_down", host="hB", path=1), 0)
+        self.assertEqual(v("ufab_uplink_failovers_total"), 0)
         self.assertEqual(v("ufab_host_base_rtt_seconds", host="hC"), 50e-6)
         self.assertEqual(v("ufab_pair_token", pair="pair_0x00010065", local="a1", remote="b1", vni=100), 2)
         self.assertEqual(v("ufab_conserved"), 1)

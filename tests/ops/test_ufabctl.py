@@ -140,6 +140,7 @@ class RealEdge(unittest.TestCase):
         self.assertEqual(p["hB"]["path1"]["labels"], [2, 1])
         self.assertEqual((p["hB"]["path0"]["udp_src"], p["hB"]["path1"]["udp_src"]), (49152, 49153))
         self.assertEqual((p["hC"]["base_rtt_ns"], p["hC"]["path0"]["labels"]), (50000, [3]))
+        self.assertEqual((p["hB"]["path0"]["port"], p["hB"]["path0"]["uplink_down"]), (2, 0))
         rc, out, _ = ufabctl(*self.p, "paths")
         self.assertRegex(out, r"(?m)^hB\s+10\.0\.0\.2\s+20\s+1\s+2,1\s+49153\s")
 

@@ -390,6 +390,48 @@ TEST(VmPair, DrainedActivePathMigratesWithoutTheHostGate) {
   EXPECT_FALSE(t.p.path_drained(0));
 }
 
+TEST(VmPair, DrainedPathsAreNotQueriedWhileAnotherIs) {
+  TwoPaths t;
+  t.p.set_path_drained(1, true);
+  t.p.poll(0, true);
+  wire::Message q, m;
+  int path = -1;
+  ASSERT_TRUE(t.p.next_message(0, true, q, path));
+  EXPECT_EQ(path, 0);
+  EXPECT_EQ(q.flags, wire::kMsgQuery);
+  EXPECT_FALSE(t.p.next_message(0, true, m, path)) << "drained path 1 was queried (path " << path << ")";
+  t.p.on_message(respond(q, {{2, 0, 0, 0}, {2, 0, 0, 0}}), 20 * kUs);
+  t.p.poll(21 * kUs, true);
+  ASSERT_EQ(t.p.active_path(), 0);
+  // The candidate refresh (trigger (ii), every candidate_refresh_rtts)
+  // leaves the drained path alone, then queries it once undrained.
+  const Nanos refresh = 21 * kUs + static_cast<Nanos>(t.prm.candidate_refresh_rtts) * kT;
+  t.p.poll(refresh, true);
+  while (t.p.next_message(refresh, true, m, path)) EXPECT_NE(path, 1) << "type " << static_cast<int>(m.type);
+  t.p.set_path_drained(1, false);
+  t.p.poll(2 * refresh, true);
+  bool queried = false;
+  while (t.p.next_message(2 * refresh, true, m, path)) queried |= path == 1 && m.flags == wire::kMsgQuery;
+  EXPECT_TRUE(queried);
+}
+
+TEST(VmPair, EveryPathDrainedIsQueriedAnyway) {
+  // Nowhere to go: both are queried, and the pair waits for the answers
+  // (its next poll is the queries' timeout, not now).
+  TwoPaths t;
+  t.p.set_path_drained(0, true);
+  t.p.set_path_drained(1, true);
+  t.p.poll(0, true);
+  wire::Message q0, q1, m;
+  int path0 = -1, path1 = -1;
+  ASSERT_TRUE(t.p.next_message(0, true, q0, path0));
+  ASSERT_TRUE(t.p.next_message(0, true, q1, path1));
+  EXPECT_EQ(path0, 0);
+  EXPECT_EQ(path1, 1);
+  EXPECT_GT(t.p.next_deadline(1 * kUs, true), 1 * kUs);
+  EXPECT_EQ(t.p.state(), VmPair::State::selecting);
+}
+
 TEST(VmPair, FinishNowFinishesAnActivePairUntilEveryHopAcks) {
   EdgeParams prm;
   VmPair p = single_path(prm);

@@ -1,0 +1,73 @@
+// Fabric uplinks that lose their link (Control::follow_uplinks). With two or
+// more fabric ports (edge.fabric_port: [1, 2]) every path names the uplink
+// its frames leave on. When that uplink's link goes down (the PMD's link
+// event, or the 10 ms poll: port_link.hpp) the edge knows at once what the
+// probes on those paths would otherwise take several RTTs to show (a loss
+// per probe timeout, then five violating RTTs for trigger (i), §3.5): its
+// paths are drained as /ufab/path_drain would, so a pair active on one
+// queries its other paths and moves to a qualified one (§3.6's migration
+// after a failure notice), and no pair selects one. When the link comes
+// back they are candidates again, except those the operator drained.
+// An edge with one uplink has nowhere else to go: nothing is drained there.
+#include <string>
+
+#include "pipeline/control.hpp"
+#include "pipeline/edge.hpp"
+#include "pipeline/log.hpp"
+
+namespace ufab::pipeline {
+
+bool Control::path_unusable(size_t h, size_t k) const {
+  if (drained[h][k]) return true;
+  const uint16_t port = e_.cfg.hosts[h].paths[k].port;
+  return port < uplink_down.size() && uplink_down[port] != 0;
+}
+
+std::vector<uint8_t> Control::paths_on(uint16_t port) const {
+  const edge::EdgeConfig& c = e_.cfg;
+  std::vector<uint8_t> mask(c.hosts.size(), 0);
+  for (size_t h = 0; h < c.hosts.size(); ++h)
+    for (size_t k = 0; k < c.hosts[h].paths.size(); ++k)
+      if (c.hosts[h].paths[k].port == port && !drained[h][k]) mask[h] |= static_cast<uint8_t>(1u << k);
+  return mask;
+}
+
+void Control::follow_uplinks() {
+  const edge::EdgeConfig& c = e_.cfg;
+  if (c.fabric_ports.size() < 2) return;
+  for (const uint16_t port : c.fabric_ports) {
+    if (port >= e_.links.size()) continue;
+    if (uplink_down.size() <= port) uplink_down.resize(port + 1u, 0);
+    const bool down = e_.links[port].known_down();
+    if (down == (uplink_down[port] != 0)) continue;
+    uplink_down[port] = down ? 1 : 0;
+    if (down) ++uplink_failovers;
+    const std::vector<uint8_t> mask = paths_on(port);
+    size_t paths = 0, stranded = 0;
+    for (size_t h = 0; h < c.hosts.size(); ++h) {
+      if (mask[h] == 0 || c.hosts[h].removed) continue;
+      paths += static_cast<size_t>(__builtin_popcount(mask[h]));
+      bool left = false;
+      for (size_t k = 0; k < c.hosts[h].paths.size(); ++k) left |= !path_unusable(h, k);
+      stranded += left ? 0 : 1;
+    }
+    e_.on_workers([&](EdgeState& s) {
+      for (uint32_t i = 0; i < s.pairs.size(); ++i) {
+        const uint8_t m = mask[s.meta[i].host];
+        if (m == 0) continue;
+        for (size_t k = 0; k < kMaxCandidatePaths; ++k)
+          if (m >> k & 1u) s.pairs[i].set_path_drained(k, down);
+        s.wake(i);
+      }
+    });
+    if (down)
+      UFAB_LOG(NOTICE,
+               "fabric port %u: link down; its %zu path(s) are drained until it is up (pairs on them move to "
+               "another qualified path; %zu host(s) have none left)",
+               port, paths, stranded);
+    else
+      UFAB_LOG(NOTICE, "fabric port %u: link up; its %zu path(s) are candidates again", port, paths);
+  }
+}
+
+}  // namespace ufab::pipeline
