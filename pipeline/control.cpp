@@ -23,6 +23,10 @@ void Control::init() {
     weight_from_guarantee.push_back(t.weight_from_guarantee);
   }
   for (const edge::HostCfg& h : c.hosts) drained.emplace_back(h.paths.size(), false);
+  size_t ports = 0;
+  for (const uint16_t f : c.fabric_ports) ports = std::max<size_t>(ports, f + 1u);
+  uplink_down.assign(ports, 0);  // uplinks.cpp
+  uplink_seen_.assign(ports, 0);
   for (size_t v = 0; v < c.vms.size(); ++v) add_vm(v);
   reserve_tokens();
   in_scratch_.reserve(c.max_incoming);

@@ -58,7 +58,7 @@ class Control {
   // With two or more fabric ports: uplink_down[port] while that uplink's
   // link is down (uplinks.cpp); its paths are then not candidates.
   std::vector<uint8_t> uplink_down;
-  uint64_t uplink_failovers = 0;  // uplinks seen going down (their paths drained)
+  uint64_t uplink_failovers = 0;  // uplinks seen going down after being up (their paths drained)
   // Whether host h's path k is out of selection now: drained by the
   // operator, or its uplink's link is down.
   bool path_unusable(size_t h, size_t k) const;
@@ -96,6 +96,9 @@ class Control {
   // Host h's paths on uplink `port` that the operator did not drain, as a
   // bit mask per host (paths <= 8), for follow_uplinks.
   std::vector<uint8_t> paths_on(uint16_t port) const;
+  // By port id: follow_uplinks has read the uplink's link once (a link
+  // down at start-up drains its paths, but is no failover).
+  std::vector<uint8_t> uplink_seen_;
   // Tenant index t to class cls in every worker's scheduler (its active
   // pairs and queued frames move with it); "" when it was there already.
   std::string move_class(size_t t, uint32_t cls);

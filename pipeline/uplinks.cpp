@@ -37,11 +37,12 @@ void Control::follow_uplinks() {
   if (c.fabric_ports.size() < 2) return;
   for (const uint16_t port : c.fabric_ports) {
     if (port >= e_.links.size()) continue;
-    if (uplink_down.size() <= port) uplink_down.resize(port + 1u, 0);
     const bool down = e_.links[port].known_down();
+    const bool first = uplink_seen_[port] == 0;  // down at start-up: drained, but no failover
+    uplink_seen_[port] = 1;
     if (down == (uplink_down[port] != 0)) continue;
     uplink_down[port] = down ? 1 : 0;
-    if (down) ++uplink_failovers;
+    if (down && !first) ++uplink_failovers;
     const std::vector<uint8_t> mask = paths_on(port);
     size_t paths = 0, stranded = 0;
     for (size_t h = 0; h < c.hosts.size(); ++h) {
@@ -62,9 +63,9 @@ void Control::follow_uplinks() {
     });
     if (down)
       UFAB_LOG(NOTICE,
-               "fabric port %u: link down; its %zu path(s) are drained until it is up (pairs on them move to "
+               "fabric port %u: link down%s; its %zu path(s) are drained until it is up (pairs on them move to "
                "another qualified path; %zu host(s) have none left)",
-               port, paths, stranded);
+               port, first ? " at start-up" : "", paths, stranded);
     else
       UFAB_LOG(NOTICE, "fabric port %u: link up; its %zu path(s) are candidates again", port, paths);
   }

@@ -27,6 +27,8 @@
 //  6. rx + generated == tx + queued + dropped + absorbed throughout.
 //  7. An edge with one uplink: its link down drains nothing (nowhere else
 //     to go), no failover counted.
+//  8. An uplink down when the edge starts: its paths drained, but no
+//     failover counted until it has been up and goes down.
 //
 // argv[1]: path of ufab-edge, or empty when DPDK was not found (exit 77).
 #include <rte_ethdev.h>
@@ -282,6 +284,36 @@ void two_uplinks(rte_mempool* pool, const std::string& dir) {
   for (uint16_t p : {uint16_t{1}, uint16_t{2}}) rte_eth_dev_stop(p);
 }
 
+// Ports 1 and 2 configured by two_uplinks (stopped at its end).
+void down_at_start() {
+  EdgeRig r(config(false), "upd");
+  pipeline::Edge& e = r.e;
+  rte_eth_dev_start(1);
+  for (uint16_t p : {uint16_t{1}, uint16_t{2}}) e.links.watch(p, false, "net_null" + std::to_string(p) + ", fabric");
+  Nanos now = pipeline::PortLinks::kPollInterval;
+  const auto follow = [&] {
+    now += pipeline::PortLinks::kPollInterval;
+    e.links.poll(now);
+    e.control.follow_uplinks();
+  };
+  const VmPair& b1 = r.s.pairs[r.pair(1, 11)];
+  const VmPair& c1 = r.s.pairs[r.pair(1, 21)];
+  follow();
+  ITEST_CHECK(e.control.uplink_down[1] == 0 && e.control.uplink_down[2] == 1 && e.control.uplink_failovers == 0 &&
+                  b1.path_drained(1) && !b1.path_drained(0) && c1.path_drained(0),
+              "8: port 2 down at start-up: drained (%d, %d), no failover (%llu)", b1.path_drained(1), c1.path_drained(0),
+              static_cast<unsigned long long>(e.control.uplink_failovers));
+  rte_eth_dev_start(2);
+  follow();
+  ITEST_CHECK(e.control.uplink_down[2] == 0 && !b1.path_drained(1) && !c1.path_drained(0), "8: port 2 up");
+  rte_eth_dev_stop(2);
+  follow();
+  ITEST_CHECK(e.control.uplink_down[2] == 1 && e.control.uplink_failovers == 1 && c1.path_drained(0),
+              "8: port 2 down after being up: one failover (%llu)",
+              static_cast<unsigned long long>(e.control.uplink_failovers));
+  rte_eth_dev_stop(1);
+}
+
 void one_uplink(rte_mempool* pool) {
   std::string c = config(false);
   c.replace(c.find("fabric_port: [1, 2]"), 19, "fabric_port: 1");
@@ -315,11 +347,12 @@ int main(int argc, char** argv) {
         pc.name = "upf_ports";
         rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
         two_uplinks(pool, dir);
+        down_at_start();
         one_uplink(pool);
         rte_mempool_free(pool);
       },
       "PASS: an uplink's link down drains its paths (pairs move to the other uplink, new pairs start without them), "
-      "link up makes them candidates again unless the operator drained them; one uplink drains nothing; every frame "
-      "counted",
+      "link up makes them candidates again unless the operator drained them; down at start-up drains without a "
+      "failover; one uplink drains nothing; every frame counted",
       3);
 }
