@@ -93,11 +93,9 @@ remote_vms:
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 4 || std::string(argv[1]).empty() || std::string(argv[2]).empty() || std::string(argv[3]).empty()) {
-    std::printf("SKIP: ufab-edge, ufab-core or ufab-vmgen was not built (libdpdk or yaml-cpp not found)\n");
-    return 77;
-  }
-  const std::string edge = argv[1], core = argv[2], vmgen = argv[3];
+  const std::optional<VmTestBins> bins = vm_test_bins(argc, argv);
+  if (!bins) return 77;
+  const std::string &edge = bins->edge, &core = bins->core, &vmgen = bins->vmgen;
   install_kill_on_term();
   const std::string dir = make_test_dir("ufab_edge_uplink_loss");
   if (dir.empty()) return 1;
@@ -105,13 +103,7 @@ int main(int argc, char** argv) {
   const std::string pa = "ufabulA" + tag, pb = "ufabulB" + tag, pc1 = "ufabulC" + tag, pc2 = "ufabulD" + tag;
   write_text(dir + "/A.yaml", config_a());
   write_text(dir + "/B.yaml", config_b());
-  const auto frames = [](size_t n, int run) {
-    std::vector<Frame> f;
-    for (size_t i = 0; i < n; ++i)
-      f.push_back(vm_frame(kA1, kB, static_cast<uint16_t>(1000 * run + i % 4), 100 + 7 * i + run, static_cast<uint8_t>(run)));
-    return f;
-  };
-  const std::vector<Frame> before = frames(kBefore, 1), after = frames(kAfter, 2);
+  const std::vector<Frame> before = run_frames(kA1, kB, kBefore, 1), after = run_frames(kA1, kB, kAfter, 2);
   write_pcap(dir + "/before.pcap", before);
   write_pcap(dir + "/after.pcap", after);
   write_pcap(dir + "/empty.pcap", {});

@@ -74,11 +74,9 @@ long long port0(const std::string& stats, const std::string& key) { return port_
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 4 || std::string(argv[1]).empty() || std::string(argv[2]).empty() || std::string(argv[3]).empty()) {
-    std::printf("SKIP: ufab-edge, ufab-core or ufab-vmgen was not built (libdpdk or yaml-cpp not found)\n");
-    return 77;
-  }
-  const std::string edge = argv[1], core = argv[2], vmgen = argv[3];
+  const std::optional<VmTestBins> bins = vm_test_bins(argc, argv);
+  if (!bins) return 77;
+  const std::string &edge = bins->edge, &core = bins->core, &vmgen = bins->vmgen;
   install_kill_on_term();
   const std::string dir = make_test_dir("ufab_edge_vhost");
   if (dir.empty()) return 1;

@@ -92,11 +92,9 @@ remote_vms:
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 4 || std::string(argv[1]).empty() || std::string(argv[2]).empty() || std::string(argv[3]).empty()) {
-    std::printf("SKIP: ufab-edge, ufab-core or ufab-vmgen was not built (libdpdk or yaml-cpp not found)\n");
-    return 77;
-  }
-  const std::string edge = argv[1], core = argv[2], vmgen = argv[3];
+  const std::optional<VmTestBins> bins = vm_test_bins(argc, argv);
+  if (!bins) return 77;
+  const std::string &edge = bins->edge, &core = bins->core, &vmgen = bins->vmgen;
   install_kill_on_term();
   const std::string dir = make_test_dir("ufab_edge_vm_boot");
   if (dir.empty()) return 1;
@@ -105,14 +103,8 @@ int main(int argc, char** argv) {
   write_text(dir + "/A.yaml", config_a(false));
   write_text(dir + "/B.yaml", kConfigB);
   // a2's frames of each run and b's to a2: other flows and sizes per run.
-  const auto frames = [](uint32_t from, uint32_t to, size_t n, int run) {
-    std::vector<Frame> f;
-    for (size_t i = 0; i < n; ++i)
-      f.push_back(vm_frame(from, to, static_cast<uint16_t>(1000 * run + i % 4), 100 + 7 * i + run, static_cast<uint8_t>(run)));
-    return f;
-  };
-  const std::vector<Frame> early = frames(kA2, kB, kEarly, 1), up = frames(kA2, kB, kUp, 2), back = frames(kB, kA2, kBack, 3),
-                           gone = frames(kA2, kB, kGone, 4);
+  const std::vector<Frame> early = run_frames(kA2, kB, kEarly, 1), up = run_frames(kA2, kB, kUp, 2),
+                           back = run_frames(kB, kA2, kBack, 3), gone = run_frames(kA2, kB, kGone, 4);
   write_pcap(dir + "/early.pcap", early);
   write_pcap(dir + "/up.pcap", up);
   write_pcap(dir + "/back.pcap", back);

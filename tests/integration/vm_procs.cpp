@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include "tests/integration/check.hpp"
@@ -20,6 +21,21 @@ extern "C" void kill_tracked(int) {
   _exit(1);
 }
 }  // namespace
+
+std::optional<VmTestBins> vm_test_bins(int argc, char** argv) {
+  if (argc < 4 || std::string(argv[1]).empty() || std::string(argv[2]).empty() || std::string(argv[3]).empty()) {
+    std::printf("SKIP: ufab-edge, ufab-core or ufab-vmgen was not built (libdpdk or yaml-cpp not found)\n");
+    return std::nullopt;
+  }
+  return VmTestBins{argv[1], argv[2], argv[3]};
+}
+
+std::vector<Frame> run_frames(uint32_t from, uint32_t to, size_t n, int run) {
+  std::vector<Frame> f;
+  for (size_t i = 0; i < n; ++i)
+    f.push_back(vm_frame(from, to, static_cast<uint16_t>(1000 * run + i % 4), 100 + 7 * i + run, static_cast<uint8_t>(run)));
+  return f;
+}
 
 void track_process(int pid) { g_pids.push_back(pid); }
 void untrack_process(int pid) { std::erase(g_pids, pid); }

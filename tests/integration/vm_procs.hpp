@@ -6,11 +6,26 @@
 // counter in /ufab/stats.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "tests/integration/pcap_io.hpp"
+
 namespace ufab::itest {
+
+// argv[1..3] of these tests: ufab-edge, ufab-core, ufab-vmgen. nullopt
+// (after printing the SKIP line) when one was not built.
+struct VmTestBins {
+  std::string edge, core, vmgen;
+};
+std::optional<VmTestBins> vm_test_bins(int argc, char** argv);
+
+// n frames of VM from -> to for one run of a test: each run its own flows
+// (source ports 1000 * run + i % 4) and sizes (100 + 7 * i + run bytes).
+std::vector<Frame> run_frames(uint32_t from, uint32_t to, size_t n, int run);
 
 // Processes SIGKILLed if the test gets SIGTERM (install_kill_on_term).
 void track_process(int pid);
