@@ -2,9 +2,10 @@
 // more fabric ports (edge.fabric_port: [1, 2]) every path names the uplink
 // its frames leave on. When that uplink's link goes down (the PMD's link
 // event, or the 10 ms poll: port_link.hpp) the edge knows at once what the
-// probes on those paths would otherwise take several RTTs to show (a loss
-// per probe timeout, then five violating RTTs for trigger (i), §3.5): its
-// paths are drained as /ufab/path_drain would, so a pair active on one
+// probes on those paths show late or not at all (a loss per probe timeout,
+// which makes the five violating RTTs in a row of trigger (i), §3.5, only
+// for a window-limited pair with data to send): its paths are drained as
+// /ufab/path_drain would, so a pair active on one
 // queries its other paths and moves to a qualified one (§3.6's migration
 // after a failure notice), and no pair selects one. When the link comes
 // back they are candidates again, except those the operator drained.
