@@ -464,8 +464,13 @@ void VmPair::poll(Nanos now, bool backlogged) {
   }
 
   if (migrating_ && !queries_pending()) {
-    choose_and_move(now, migrate_violation_);
-    migrating_ = false;
+    // Off a drained path (set_path_drained) the pair must go: while no
+    // candidate qualifies (its query lost, e.g. the far edge's reply
+    // uplink down too) it queries again, each round a query timeout.
+    if (!choose_and_move(now, migrate_violation_) && paths_[static_cast<size_t>(active_)].drained)
+      start_queries(false);
+    else
+      migrating_ = false;
   }
   if (now >= next_tick_ && has_demand(backlogged)) {  // else parked (rtt_ticking)
     rtt_tick(now, backlogged);

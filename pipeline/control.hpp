@@ -67,6 +67,10 @@ class Control {
   // active on one migrate as after a failure notice, §3.6), and undrained
   // when it comes back unless the operator drained them (uplinks.cpp).
   void follow_uplinks();
+  // Host h (just added by a reload, or its entry taken anew) replies by
+  // its reply path, or by a path on an uplink that is up while the reply
+  // path's is down (uplinks.cpp).
+  void host_added(size_t h);
 
   // Each returns "" on success, else what is wrong.
   // class_change (optional): the move of a class that follows the guarantee.
@@ -99,6 +103,11 @@ class Control {
   // By port id: follow_uplinks has read the uplink's link once (a link
   // down at start-up drains its paths, but is no failover).
   std::vector<uint8_t> uplink_seen_;
+  // By host: the path whose route its responses and finish-acks take
+  // while its reply path's uplink is down; -1: the reply path.
+  std::vector<int> reply_via_;
+  int reply_choice(size_t h) const;
+  void follow_replies();
   // Tenant index t to class cls in every worker's scheduler (its active
   // pairs and queued frames move with it); "" when it was there already.
   std::string move_class(size_t t, uint32_t cls);

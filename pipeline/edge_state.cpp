@@ -209,6 +209,15 @@ void EdgeState::add_host(uint32_t index) {
     hosts.push_back(std::move(hr));
 }
 
+void EdgeState::use_reply(uint32_t index, int k) {
+  const edge::HostCfg& h = cfg.hosts[index];
+  const edge::PathCfg& p = k < 0 ? h.reply_path : h.paths[static_cast<size_t>(k)];
+  HostRoutes& hr = hosts[index];
+  hr.reply = to_route(p.labels);
+  hr.reply_src_port = p.udp_src_port;
+  hr.reply_port = p.port;
+}
+
 uint32_t EdgeState::add_pair(size_t v, size_t r, uint32_t global) {
   const edge::EdgeConfig& c = cfg;
   const edge::VmCfg& l = c.vms[v];

@@ -186,6 +186,10 @@ class EdgeState {
   // entry stays for the finishes of its VMs' pairs). remote_vms.hpp.
   void add_host(uint32_t h);
   void remove_host(uint32_t h);
+  // Host h's responses and finish-acks by its path k's route, source port
+  // and uplink (while the reply path's uplink is down: uplinks.cpp), or by
+  // its reply path again (k < 0).
+  void use_reply(uint32_t h, int k);
   std::vector<uint16_t> vm_ports;  // distinct VM-side ports, in config order (then those attached at runtime)
   // The per-port arrays (TX buffers, counters, TX rings) at `capacity`
   // ports, before the workers run (Edge: ports attached at runtime).

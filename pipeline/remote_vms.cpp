@@ -178,6 +178,7 @@ std::string apply_vms(Edge& e, const ReloadDiff& d, Nanos now, std::vector<std::
     }
     placed.push_back(idx);
     e.on_workers([&](EdgeState& s) { s.add_host(idx); });
+    e.control.host_added(idx);  // its replies by another path while the reply path's uplink is down (uplinks.cpp)
     out.push_back("host " + h.host.name + (h.fields.empty() ? " added (" : " re-added (") +
                   std::to_string(h.host.paths.size()) + " path(s))");
   }

@@ -9,7 +9,11 @@
 // queries its other paths and moves to a qualified one (§3.6's migration
 // after a failure notice), and no pair selects one. When the link comes
 // back they are candidates again, except those the operator drained.
+// A host's responses and finish-acks take one of its paths on an uplink
+// that is up while its reply path's uplink is down (any route to the host
+// carries them: a response reflects the probe's records, not its route).
 // An edge with one uplink has nowhere else to go: nothing is drained there.
+#include <algorithm>
 #include <string>
 
 #include "pipeline/control.hpp"
@@ -31,6 +35,39 @@ std::vector<uint8_t> Control::paths_on(uint16_t port) const {
     for (size_t k = 0; k < c.hosts[h].paths.size(); ++k)
       if (c.hosts[h].paths[k].port == port && !drained[h][k]) mask[h] |= static_cast<uint8_t>(1u << k);
   return mask;
+}
+
+int Control::reply_choice(size_t h) const {
+  const edge::HostCfg& hc = e_.cfg.hosts[h];
+  const auto down = [this](uint16_t port) { return port < uplink_down.size() && uplink_down[port] != 0; };
+  if (!down(hc.reply_path.port)) return -1;
+  int up = -1;  // a path the operator drained only if no other is up
+  for (size_t k = 0; k < hc.paths.size(); ++k) {
+    if (down(hc.paths[k].port)) continue;
+    if (!drained[h][k]) return static_cast<int>(k);
+    if (up < 0) up = static_cast<int>(k);
+  }
+  return up;
+}
+
+void Control::follow_replies() {
+  const edge::EdgeConfig& c = e_.cfg;
+  reply_via_.resize(c.hosts.size(), -1);
+  for (size_t h = 0; h < c.hosts.size(); ++h) {
+    const int k = reply_choice(h);
+    if (k == reply_via_[h]) continue;
+    reply_via_[h] = k;
+    e_.on_workers([h, k](EdgeState& s) { s.use_reply(static_cast<uint32_t>(h), k); });
+    if (!c.hosts[h].removed)
+      UFAB_LOG(NOTICE, "host %s: responses and finish-acks by %s", c.hosts[h].name.c_str(),
+               k < 0 ? "its reply path again" : ("path " + std::to_string(k) + " (the reply path's uplink is down)").c_str());
+  }
+}
+
+void Control::host_added(size_t h) {
+  reply_via_.resize(std::max(reply_via_.size(), h + 1), -1);
+  reply_via_[h] = -1;  // add_host wrote the reply path
+  follow_replies();
 }
 
 void Control::follow_uplinks() {
@@ -69,6 +106,7 @@ void Control::follow_uplinks() {
                port, first ? " at start-up" : "", paths, stranded);
     else
       UFAB_LOG(NOTICE, "fabric port %u: link up; its %zu path(s) are candidates again", port, paths);
+    follow_replies();
   }
 }
 

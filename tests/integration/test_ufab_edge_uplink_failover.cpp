@@ -15,10 +15,14 @@
 //     failover; in the pair path 0 is drained, path 1 not; it queries path
 //     1 (on port 2), moves there once answered (a migration, not for a
 //     violation), and its next data leaves on port 2 with route [6].
-//  3. A reload adds b2 on hB while port 1 is down: a1 -> b2 starts with
-//     path 0 drained.
+//     Meanwhile hB's responses (its reply path [7] is on port 1) leave by
+//     its path 1's route on port 2.
+//  3. A reload adds b2 on hB, and host hD (reply path on port 1) with d1,
+//     while port 1 is down: a1 -> b2 starts with path 0 drained, and hD's
+//     responses leave by its path 1 ([10], port 2).
 //  4. Port 1 up: path 0 a candidate again in both pairs; a1 -> b1 stays on
-//     path 1 (nothing made it leave).
+//     path 1 (nothing made it leave); hB's and hD's responses by their
+//     reply paths again.
 //  5. The operator drains hB's path 1: a1 -> b1 moves back to path 0. Port 2
 //     down (a second failover): hC's only path drained, hB's path 1 still.
 //     The operator's undrain of hB's path 1 while port 2 is down leaves it
@@ -56,7 +60,12 @@ using namespace ufab;
 using namespace ufab::itest;
 
 constexpr uint32_t kA1 = 0xc0a80001, kB1 = 0xc0a80101, kB2 = 0xc0a80102;
-constexpr uint32_t kHostB = 0x0a000002;
+constexpr uint32_t kHostB = 0x0a000002, kHostD = 0x0a000004;
+
+// A probe of the remote VM `from`'s pair to a1 (id 1), from host `host`.
+Frame probe_to_a1(uint32_t host, uint32_t from) {
+  return control(host, route({0}), message(wire::MsgType::probe, from << 16 | 1, wire::tokens_to_wire(1), {1}, 1), 100);
+}
 
 std::string config(bool with_b2) {
   std::string c = R"(edge: {fabric_port: [1, 2], ip: 10.0.0.1, mac: "02:00:00:00:00:01"}
@@ -77,7 +86,13 @@ remote_vms:
   - {name: b1, id: 11, tenant: 100, ip: 192.168.1.1, host: hB}
   - {name: c1, id: 21, tenant: 100, ip: 192.168.2.1, host: hC}
 )";
-  if (with_b2) c += "  - {name: b2, id: 12, tenant: 100, ip: 192.168.1.2, host: hB}\n";
+  if (with_b2) {
+    c += "  - {name: b2, id: 12, tenant: 100, ip: 192.168.1.2, host: hB}\n";
+    c += "  - {name: d1, id: 31, tenant: 100, ip: 192.168.3.1, host: hD}\n";
+    c.replace(c.find("remote_vms:"), 11,
+              "  - {name: hD, ip: 10.0.0.4, mac: \"02:00:00:00:00:04\", base_rtt_us: 100, paths: [{labels: [9], port: 1}, "
+              "{labels: [10], port: 2}], reply_path: {labels: [11], port: 1}}\nremote_vms:");
+  }
   return c;
 }
 
@@ -164,6 +179,18 @@ void two_uplinks(rte_mempool* pool, const std::string& dir) {
     for (int i = 0; i < n; ++i) fs.push_back(vm_frame(kA1, dst, 1000, 100, static_cast<uint8_t>(seed + i)));
     r.receive(0, fs, now);
   };
+  // The responses that left on each port (their first label), after a probe from `host`.
+  const auto answered = [&](uint32_t host, uint32_t from, int want_port, uint16_t want_label, const char* when) {
+    r.receive(2, {probe_to_a1(host, from)}, now);
+    flush();
+    const Out& o = want_port == 1 ? on1 : on2;
+    const Out& other = want_port == 1 ? on2 : on1;
+    size_t n = 0, other_n = 0;
+    for (const auto& [m, label] : o.control) n += m.type == wire::MsgType::response && label == want_label ? 1 : 0;
+    for (const auto& [m, label] : other.control) other_n += m.type == wire::MsgType::response ? 1 : 0;
+    ITEST_CHECK(n == 1 && other_n == 0, "%s: the response leaves on port %d with route [%u] (%zu; %zu on the other port)",
+                when, want_port, want_label, n, other_n);
+  };
   const auto data_of = [](const Out& o, uint32_t pair, uint16_t label) {
     size_t n = 0;
     for (const auto& [id, l] : o.data) n += id == pair && l == label ? 1 : 0;
@@ -188,6 +215,7 @@ void two_uplinks(rte_mempool* pool, const std::string& dir) {
               "start: links up, no failover (%llu)", static_cast<unsigned long long>(e.control.uplink_failovers));
 
   // 1.
+  answered(kHostB, 11, 1, 7, "1: hB's probe");
   ITEST_CHECK(e.control.set_drained("hB", "1", true, &h).empty(), "1: drain");
   send(3, kB1, 1);
   step();
@@ -214,6 +242,7 @@ void two_uplinks(rte_mempool* pool, const std::string& dir) {
               "2: port 1 down: failovers %llu", static_cast<unsigned long long>(e.control.uplink_failovers));
   ITEST_CHECK(p1.path_drained(0) && !p1.path_drained(1), "2: in the pair path 0 drained %d, path 1 %d",
               p1.path_drained(0), p1.path_drained(1));
+  answered(kHostB, 11, 2, 6, "2: hB's probe while port 1 is down (its path 1's route)");
   const uint64_t better = p1.counters().migrations_better, violation = p1.counters().migrations_violation;
   step();
   flush();
@@ -242,6 +271,7 @@ void two_uplinks(rte_mempool* pool, const std::string& dir) {
   if (ab2 == pipeline::HashTable::kMiss) return;
   ITEST_CHECK(s.pairs[ab2].path_drained(0) && !s.pairs[ab2].path_drained(1), "3: a1 -> b2 path 0 drained %d, path 1 %d",
               s.pairs[ab2].path_drained(0), s.pairs[ab2].path_drained(1));
+  answered(kHostD, 31, 2, 10, "3: host hD, added while port 1 is down: its probe");
 
   // 4.
   rte_eth_dev_start(1);
@@ -252,6 +282,8 @@ void two_uplinks(rte_mempool* pool, const std::string& dir) {
   step();
   step();
   ITEST_CHECK(p1.active_path() == 1, "4: a1 -> b1 stays on path %d", p1.active_path());
+  answered(kHostB, 11, 1, 7, "4: hB's probe once port 1 is up (its reply path)");
+  answered(kHostD, 31, 1, 11, "4: hD's probe once port 1 is up (its reply path)");
   balanced("4");
 
   // 5.

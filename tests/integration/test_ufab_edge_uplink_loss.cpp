@@ -1,8 +1,8 @@
 // An uplink lost under a running edge (pipeline/uplinks.cpp), with real
 // processes: edge A has two fabric ports, memif clients of two ufab-core
 // switches (port 1 to core 1, port 2 to core 2); edge B has the same two
-// (memif servers). Each host's path 0 crosses core 1, path 1 core 2; the
-// reply paths cross core 2. The VMs are ufab-vmgen processes on
+// (memif servers). Each host's path 0 crosses core 1, path 1 core 2, and
+// so do the reply paths (core 1). The VMs are ufab-vmgen processes on
 // virtio-user (a1 at A, b at B). Pairs stay active for a minute without
 // data (params.idle_finish_ms), so a1 -> b is active throughout.
 //  1. /ufab/path_drain,hB,1 at A, so a1 -> b joins path 0; a1 sends 30
@@ -12,8 +12,10 @@
 //     link down", /ufab/stats counts uplink_failovers 1, /ufab/paths shows
 //     hB's path 0 with uplink_down=1 and path 1 with 0, and undraining path
 //     0 answers uplink_down 1. a1 -> b migrates to path 1 (its migrations
-//     count 1), and a1's next 40 frames reach b over core 2 (A's port 2),
-//     none over port 1.
+//     count 1): B lost core 1 too, and answers A's query on path 1 by its
+//     own path 1 (core 2) while its reply path's uplink is down (B logs
+//     it). a1's next 40 frames reach b over core 2 (A's port 2), none over
+//     port 1.
 //  3. b got all 70 frames unchanged, in order; both edges conserve every
 //     frame and exit 0.
 //
@@ -64,7 +66,7 @@ hosts:
     mac: "02:00:00:00:00:02"
     base_rtt_us: 500
     paths: [{labels: [1], port: 1}, {labels: [1], port: 2}]
-    reply_path: {labels: [1], port: 2}
+    reply_path: {labels: [1], port: 1}
 remote_vms:
   - {name: b, id: 11, tenant: 100, ip: 192.168.0.11, host: hB}
 )";
@@ -84,7 +86,7 @@ hosts:
     mac: "02:00:00:00:00:01"
     base_rtt_us: 500
     paths: [{labels: [0], port: 1}, {labels: [0], port: 2}]
-    reply_path: {labels: [0], port: 2}
+    reply_path: {labels: [0], port: 1}
 remote_vms:
   - {name: a1, id: 1, tenant: 100, ip: 192.168.0.1, host: hA}
 )";
@@ -184,6 +186,8 @@ int main(int argc, char** argv) {
   ITEST_CHECK(wait_for_text(dir + "/a.err", "fabric port 1: link down; its 1 path(s) are drained until it is up", 10),
               "2: edge A's log: %s", read_file(dir + "/a.err").c_str());
   ITEST_CHECK(json_number(a_stats(), "uplink_failovers") == 1, "2: uplink_failovers: %s", a_stats().c_str());
+  ITEST_CHECK(wait_for_text(dir + "/b.err", "host hA: responses and finish-acks by path 1 (the reply path's uplink is down)", 10),
+              "2: edge B's log: %s", read_file(dir + "/b.err").c_str());
   const std::string paths = telemetry(pa, "/ufab/paths");
   ITEST_CHECK(paths.find("\"path0\":\"udp_src=49152 active_pairs=") != std::string::npos &&
                   paths.find("labels=1 port=1 uplink_down=1\"") != std::string::npos &&

@@ -390,6 +390,32 @@ TEST(VmPair, DrainedActivePathMigratesWithoutTheHostGate) {
   EXPECT_FALSE(t.p.path_drained(0));
 }
 
+TEST(VmPair, LeavingADrainedPathQueriesAgainWhileNoCandidateAnswers) {
+  TwoPaths t;
+  t.join(1, 9);  // path 1 unqualified -> path 0
+  ASSERT_EQ(t.p.active_path(), 0);
+  t.p.set_path_drained(0, true);
+  wire::Message q, m;
+  int path = -1;
+  ASSERT_TRUE(t.p.next_message(30 * kUs, true, q, path));
+  ASSERT_EQ(path, 1);
+  // The query is lost: past its timeout the pair queries path 1 again
+  // rather than staying on the drained path.
+  const Nanos lost = 30 * kUs + static_cast<Nanos>(t.prm.probe_timeout_rtts + 1) * kT;
+  t.p.poll(lost, true);
+  EXPECT_EQ(t.p.counters().query_losses, 1u);
+  EXPECT_EQ(t.p.active_path(), 0);
+  bool again = false;
+  wire::Message q2;
+  while (t.p.next_message(lost, true, m, path))
+    if (path == 1 && m.flags == wire::kMsgQuery) again = true, q2 = m;
+  ASSERT_TRUE(again) << "no second query on path 1";
+  t.p.on_message(respond(q2, {{2, 0, 0, 0}, {2, 0, 0, 0}}), lost + 20 * kUs);
+  t.p.poll(lost + 21 * kUs, true);
+  EXPECT_EQ(t.p.active_path(), 1);
+  EXPECT_EQ(t.p.counters().migrations_better, 1u);
+}
+
 TEST(VmPair, DrainedPathsAreNotQueriedWhileAnotherIs) {
   TwoPaths t;
   t.p.set_path_drained(1, true);
