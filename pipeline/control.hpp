@@ -62,6 +62,7 @@ class Control {
   // Whether host h's path k is out of selection now: drained by the
   // operator, or its uplink's link is down.
   bool path_unusable(size_t h, size_t k) const;
+  bool uplink_is_down(uint16_t port) const { return port < uplink_down.size() && uplink_down[port] != 0; }
   // The control lcore, each iteration after PortLinks::poll: an uplink
   // whose link went down has its paths drained in every worker (pairs
   // active on one migrate as after a failure notice, §3.6), and undrained

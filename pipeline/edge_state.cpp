@@ -59,6 +59,13 @@ wire::SourceRoute to_route(const std::vector<uint16_t>& labels) {
   return r;
 }
 
+// The route, outer source port and uplink a host's responses and finish-acks take.
+void set_reply(HostRoutes& hr, const edge::PathCfg& p) {
+  hr.reply = to_route(p.labels);
+  hr.reply_src_port = p.udp_src_port;
+  hr.reply_port = p.port;
+}
+
 // Remote VMs with a MAC (remote_vms[].mac; all zero: none given), and room
 // for those a reload may add.
 uint32_t count_arp_targets(const edge::EdgeConfig& c) {
@@ -199,9 +206,7 @@ void EdgeState::add_host(uint32_t index) {
     hr.data_encap.push_back(EncapTemplate::make(hr.outer, p.udp_src_port, hr.routes.back()));
     hr.data_encap.back().port = p.port;
   }
-  hr.reply = to_route(h.reply_path.labels);
-  hr.reply_src_port = h.reply_path.udp_src_port;
-  hr.reply_port = h.reply_path.port;
+  set_reply(hr, h.reply_path);
   add_configured(host_by_ip, &h.ip, index, "host IP");
   if (index < hosts.size())
     hosts[index] = std::move(hr);  // a removed host's entry no slot names any more (entries.hpp)
@@ -211,11 +216,7 @@ void EdgeState::add_host(uint32_t index) {
 
 void EdgeState::use_reply(uint32_t index, int k) {
   const edge::HostCfg& h = cfg.hosts[index];
-  const edge::PathCfg& p = k < 0 ? h.reply_path : h.paths[static_cast<size_t>(k)];
-  HostRoutes& hr = hosts[index];
-  hr.reply = to_route(p.labels);
-  hr.reply_src_port = p.udp_src_port;
-  hr.reply_port = p.port;
+  set_reply(hosts[index], k < 0 ? h.reply_path : h.paths[static_cast<size_t>(k)]);
 }
 
 uint32_t EdgeState::add_pair(size_t v, size_t r, uint32_t global) {

@@ -78,7 +78,7 @@ void fill_drain(Edge& e, const char* params, rte_tel_data* d, bool on) {
   rte_tel_data_add_dict_int(d, "drained", on ? 1 : 0);
   // Undrained, a path on an uplink whose link is down stays out until it is up (uplinks.cpp).
   const uint16_t port = e.cfg.hosts[h].paths[k].port;
-  rte_tel_data_add_dict_int(d, "uplink_down", port < e.control.uplink_down.size() && e.control.uplink_down[port] ? 1 : 0);
+  rte_tel_data_add_dict_int(d, "uplink_down", e.control.uplink_is_down(port) ? 1 : 0);
 }
 
 void fill_reload(Edge& e, rte_tel_data* d, Nanos now) {

@@ -201,7 +201,7 @@ void fill_paths(Edge& e, rte_tel_data* d) {
         len += std::snprintf(buf + len, sizeof(buf) - static_cast<size_t>(len), k ? ",%u" : "%u", hc.paths[i].labels[k]);
       if (len > 0 && static_cast<size_t>(len) < sizeof(buf))  // the fabric port (uplink) it leaves on
         std::snprintf(buf + len, sizeof(buf) - static_cast<size_t>(len), " port=%u uplink_down=%d", hc.paths[i].port,
-                      hc.paths[i].port < e.control.uplink_down.size() && e.control.uplink_down[hc.paths[i].port] ? 1 : 0);
+                      e.control.uplink_is_down(hc.paths[i].port) ? 1 : 0);
       char name[32];
       std::snprintf(name, sizeof(name), "path%zu", i);
       rte_tel_data_add_dict_string(c, name, buf);

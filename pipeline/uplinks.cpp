@@ -23,9 +23,7 @@
 namespace ufab::pipeline {
 
 bool Control::path_unusable(size_t h, size_t k) const {
-  if (drained[h][k]) return true;
-  const uint16_t port = e_.cfg.hosts[h].paths[k].port;
-  return port < uplink_down.size() && uplink_down[port] != 0;
+  return drained[h][k] || uplink_is_down(e_.cfg.hosts[h].paths[k].port);
 }
 
 std::vector<uint8_t> Control::paths_on(uint16_t port) const {
@@ -39,11 +37,10 @@ std::vector<uint8_t> Control::paths_on(uint16_t port) const {
 
 int Control::reply_choice(size_t h) const {
   const edge::HostCfg& hc = e_.cfg.hosts[h];
-  const auto down = [this](uint16_t port) { return port < uplink_down.size() && uplink_down[port] != 0; };
-  if (!down(hc.reply_path.port)) return -1;
+  if (!uplink_is_down(hc.reply_path.port)) return -1;
   int up = -1;  // a path the operator drained only if no other is up
   for (size_t k = 0; k < hc.paths.size(); ++k) {
-    if (down(hc.paths[k].port)) continue;
+    if (uplink_is_down(hc.paths[k].port)) continue;
     if (!drained[h][k]) return static_cast<int>(k);
     if (up < 0) up = static_cast<int>(k);
   }
@@ -73,6 +70,7 @@ void Control::host_added(size_t h) {
 void Control::follow_uplinks() {
   const edge::EdgeConfig& c = e_.cfg;
   if (c.fabric_ports.size() < 2) return;
+  bool changed = false;
   for (const uint16_t port : c.fabric_ports) {
     if (port >= e_.links.size()) continue;
     const bool down = e_.links[port].known_down();
@@ -80,12 +78,14 @@ void Control::follow_uplinks() {
     uplink_seen_[port] = 1;
     if (down == (uplink_down[port] != 0)) continue;
     uplink_down[port] = down ? 1 : 0;
+    changed = true;
     if (down && !first) ++uplink_failovers;
     const std::vector<uint8_t> mask = paths_on(port);
-    size_t paths = 0, stranded = 0;
+    size_t paths = 0, stranded = 0;  // stranded: hosts with no usable path left (counted when down)
     for (size_t h = 0; h < c.hosts.size(); ++h) {
       if (mask[h] == 0 || c.hosts[h].removed) continue;
       paths += static_cast<size_t>(__builtin_popcount(mask[h]));
+      if (!down) continue;
       bool left = false;
       for (size_t k = 0; k < c.hosts[h].paths.size(); ++k) left |= !path_unusable(h, k);
       stranded += left ? 0 : 1;
@@ -106,8 +106,8 @@ void Control::follow_uplinks() {
                port, first ? " at start-up" : "", paths, stranded);
     else
       UFAB_LOG(NOTICE, "fabric port %u: link up; its %zu path(s) are candidates again", port, paths);
-    follow_replies();
   }
+  if (changed) follow_replies();  // once, after every uplink that changed
 }
 
 }  // namespace ufab::pipeline
