@@ -237,7 +237,7 @@ void each(const Where& w, const YAML::Node& root, const char* key, F&& f) {
 }
 
 void load_edge(const Where& w, const YAML::Node& e, EdgeConfig& c) {
-  w.only_keys(e, "edge", {"fabric_port", "ip", "mac", "udp_port", "fabric_rate_mbps"});
+  w.only_keys(e, "edge", {"fabric_port", "ip", "mac", "udp_port", "fabric_rate_mbps", "fabric_mtu"});
   // One port, or a list of distinct ports (uplinks; the first is the paths' default).
   const YAML::Node fp = w.need(e, "fabric_port", "edge");
   c.fabric_ports.clear();
@@ -258,6 +258,9 @@ void load_edge(const Where& w, const YAML::Node& e, EdgeConfig& c) {
   if (e["udp_port"]) c.udp_port = static_cast<uint16_t>(u64(w, e["udp_port"], "edge.udp_port", 1, 65535));
   if (e["fabric_rate_mbps"])
     c.fabric_rate_mbps = static_cast<uint32_t>(u64(w, e["fabric_rate_mbps"], "edge.fabric_rate_mbps", 0, 1600000));
+  if (e["fabric_mtu"])
+    c.fabric_mtu = static_cast<uint16_t>(
+        u64(w, e["fabric_mtu"], "edge.fabric_mtu", EdgeConfig::kMinFabricMtu, EdgeConfig::kMaxFabricMtu));
 }
 
 void load_params(const Where& w, const YAML::Node& p, EdgeConfig& c) {

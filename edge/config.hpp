@@ -95,6 +95,18 @@ struct EdgeConfig {
   Mac mac{};
   uint16_t udp_port = 7341;
   uint32_t fabric_rate_mbps = 0;      // pace data to the fabric at the NIC rate (0: as fast as the port takes it)
+  // edge.fabric_mtu: the fabric links' MTU, set on the fabric ports (default
+  // 1600, what overlays such as VXLAN ask of their underlay). A VM frame is
+  // carried whole in one fabric frame, so the VM MTU is this less the
+  // largest encapsulation: outer IPv4 20 + UDP 8 + shim 8 + route 2 + 2 per
+  // label (15 at most, wire::kMaxLabels, so whatever routes a reload brings
+  // fit) + the VM frame's own Ethernet header 14 = 82 bytes. The range
+  // keeps the VM MTU at least IPv6's 1280 and a fabric frame within a 9216 B
+  // jumbo frame. Frames above the VM MTU: pipeline/too_big.hpp.
+  static constexpr uint32_t kVmMtuOverhead = 82, kMinFabricMtu = 1280 + kVmMtuOverhead, kMaxFabricMtu = 9200;
+  uint16_t fabric_mtu = 1600;
+  uint32_t vm_mtu() const { return fabric_mtu - kVmMtuOverhead; }
+  uint32_t max_vm_frame() const { return vm_mtu() + 14; }  // untagged, as the edge carries it
   // parameters
   EdgeParams params;
   uint64_t token_period_ns = 32'000;  // Alg. 1 period (§5.1: 32 us)

@@ -71,6 +71,7 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, ufab::edge::E
 
   dpdk::PoolConfig pc;
   pc.n_mbufs = cfg.mbufs;
+  pc.data_room = dpdk::data_room_for_mtu(cfg.fabric_mtu);  // a fabric frame in one segment
   rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
   // The edge state checks the configured ports against what the EAL found
   // before any port is started.

@@ -12,6 +12,25 @@
 
 namespace ufab::pipeline {
 
+uint32_t sending_vm(const EdgeState& s, uint16_t port, const uint8_t* d, uint32_t len, VlanTags tags) {
+  // (port, VLAN, source IP); an 802.1Q tag moves the IP header 4 bytes,
+  // QinQ tags 8. IPv6: (port, VLAN, source IPv6 address), the header's
+  // bytes 8-23.
+  const uint32_t l2 = 14 + tags.n * kVlanTagBytes;
+  if (len >= l2 + 20 && d[l2 - 2] == 0x08 && d[l2 - 1] == 0x00) {
+    ClassifyKey key{port, tags.vlan, 0, 0, tags.svlan};
+    std::memcpy(&key.src_ip, d + l2 + 12, 4);
+    return s.vm_src.lookup(&key);
+  }
+  if (len >= l2 + 40 && d[l2 - 2] == 0x86 && d[l2 - 1] == 0xdd) {
+    VmSrc6Key key{};
+    key.port = port, key.vlan = tags.vlan, key.svlan = tags.svlan;
+    std::memcpy(key.ip.data(), d + l2 + 8, 16);
+    return s.ip6.vm_src.lookup(&key);
+  }
+  return HashTable::kMiss;
+}
+
 namespace {
 
 // The worker owning a frame that arrived on `port` (a fabric port when
@@ -29,23 +48,9 @@ uint16_t owner_of(const EdgeState& s, uint16_t port, bool fabric, const rte_mbuf
   if (s.offload.marks(port) && (m->ol_flags & RTE_MBUF_F_RX_FDIR_ID) != 0 &&
       mark_worker(m->hash.fdir.hi) < s.layout.workers())
     return mark_worker(m->hash.fdir.hi);
-  // The source VM: (port, VLAN, source IP); an 802.1Q tag moves the IP
-  // header 4 bytes, QinQ tags 8. Anything else (ARP, a solicitation from a
-  // link-local address) is answered by the worker that has it.
-  // IPv6: (port, VLAN, source IPv6 address), the header's bytes 8-23.
-  const VlanTags tags = read_tags(d, len);
-  const uint32_t l2 = 14 + tags.n * kVlanTagBytes;
-  uint32_t vm = HashTable::kMiss;
-  if (len >= l2 + 20 && d[l2 - 2] == 0x08 && d[l2 - 1] == 0x00) {
-    ClassifyKey key{port, tags.vlan, 0, 0, tags.svlan};
-    std::memcpy(&key.src_ip, d + l2 + 12, 4);
-    vm = s.vm_src.lookup(&key);
-  } else if (len >= l2 + 40 && d[l2 - 2] == 0x86 && d[l2 - 1] == 0xdd) {
-    VmSrc6Key key{};
-    key.port = port, key.vlan = tags.vlan, key.svlan = tags.svlan;
-    std::memcpy(key.ip.data(), d + l2 + 8, 16);
-    vm = s.ip6.vm_src.lookup(&key);
-  }
+  // Anything that names no local VM (ARP, a solicitation from a link-local
+  // address) is answered by the worker that has it.
+  const uint32_t vm = sending_vm(s, port, d, len, read_tags(d, len));
   return vm == HashTable::kMiss ? s.worker : s.layout.vm_owner[vm];
 }
 

@@ -33,6 +33,7 @@
 #include "pipeline/ipv6_tables.hpp"
 #include "pipeline/layout.hpp"
 #include "pipeline/stats.hpp"
+#include "pipeline/too_big.hpp"
 #include "pipeline/token_share.hpp"
 #include "pipeline/tx_buffer.hpp"
 #include "probe/wire.hpp"
@@ -323,6 +324,7 @@ class EdgeState {
 
   FlowOffload offload;       // rte_flow rules per port (pipeline/flow_offload.hpp): rules and counters in worker 0, every worker has the modes
   EdgeStats stats;
+  too_big::Limiter ptb_limiter;  // this worker's ICMP too-big answers (vm_too_big.cpp)
   std::vector<TxBuffer> tx;  // per DPDK port
   rte_ring* rx_ring = nullptr;             // frames dispatched to this worker
   std::vector<rte_ring*> peer_rings;       // every worker's rx_ring, by worker

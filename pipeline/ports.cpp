@@ -3,6 +3,8 @@
 
 #include <rte_dev.h>
 #include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
 
 #include <algorithm>
 #include <cstring>
@@ -39,6 +41,19 @@ PortOpened open_port(Edge& e, uint16_t p, uint32_t link_wait_ms) {
   pc.xdp_udp_port = e.cfg.udp_port;  // host mode: what the XDP program steers to us
   pc.lsc_events = true;              // pipeline/port_link.hpp
   pc.link_wait_ms = link_wait_ms;
+  // The fabric's MTU on the fabric ports (edge.fabric_mtu). A VM-side port
+  // keeps its driver's MTU unless the edge's mbufs are larger than DPDK's
+  // default (a jumbo fabric): then it takes what they hold, so the VMs'
+  // jumbo frames come in, and those above the VM MTU are answered
+  // (too_big.hpp) rather than lost in the port.
+  if (fabric) {
+    pc.mtu = e.cfg.fabric_mtu;
+    pc.mtu_from = "edge.fabric_mtu";
+  } else if (const uint32_t room = rte_pktmbuf_data_room_size(e.pool()); room > RTE_MBUF_DEFAULT_BUF_SIZE) {
+    const uint32_t held = room - RTE_PKTMBUF_HEADROOM - RTE_ETHER_HDR_LEN - 2 * RTE_VLAN_HLEN;
+    pc.mtu = static_cast<uint16_t>(std::min<uint32_t>(held, dpdk::max_mtu(dev)));
+    pc.mtu_from = "the VM side's MTU";
+  }
   PortOpened out;
   out.info = dpdk::setup_port(p, e.pool(), pc);
   if (p < e.rss_hf.size()) e.rss_hf[p] = out.info.rss_hf;
@@ -46,7 +61,8 @@ PortOpened open_port(Edge& e, uint16_t p, uint32_t link_wait_ms) {
   const char* side = fabric ? "fabric" : "VM side";
   e.links.watch(p, out.info.lsc_events, out.info.name + ", " + side);
   out.line = "ufab-edge port " + std::to_string(p) + " " + out.info.name + " (" + out.info.driver + ") link " +
-             (out.info.link_up ? "up" : "down") + ", " + side + ", link events " +
+             (out.info.link_up ? "up" : "down") + ", " + side + ", MTU " + std::to_string(out.info.mtu) +
+             (out.info.mtu_note.empty() ? "" : " (" + out.info.mtu_note + ")") + ", link events " +
              (out.info.lsc_events ? "on" : "off (the PMD raises none): polled every 10 ms");
   return out;
 }

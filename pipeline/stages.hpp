@@ -8,6 +8,7 @@
 //   vm_ipv6.cpp     a VM's IPv6 frames: gathered, classified (cache, rte_hash) and queued; neighbour
 //                   solicitations answered (vm_burst.hpp: the steps both families share)
 //   vm_local.cpp    a VM's frame for another local VM of its tenant, to that VM's port
+//   vm_too_big.cpp  a VM's frame above the VM MTU: dropped, answered with an ICMP too-big
 //   sched_tx.cpp    scheduler dequeue under each pair's window -> encap -> fabric TX
 //   control_tx.cpp  a pair's control messages (probe every L_w bytes, queries,
 //                   finish) into fresh mbufs; a pair's window and acks into the scheduler
@@ -38,6 +39,17 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
 // A VM's ARP frame, its tenant's tags (`tags`) stripped: answered in a
 // remote VM's name on `port`, or dropped (vm_arp.cpp, proxy ARP).
 void vm_arp(EdgeState& s, uint16_t port, rte_mbuf* m, VlanTags tags);
+// The local VM behind `port` and tags that sent frame d (len bytes, tags
+// still on) by its IPv4 or IPv6 source address; HashTable::kMiss for none
+// (dispatch.cpp).
+uint32_t sending_vm(const EdgeState& s, uint16_t port, const uint8_t* d, uint32_t len, VlanTags tags);
+// A VM's frame, tags still on, that may be above the VM MTU
+// (EdgeConfig::max_vm_frame, untagged), or one in several segments:
+// dropped as too_big and, where too_big.hpp says so, its source is the
+// local VM behind the port (sending_vm) and this worker's limiter allows,
+// answered on `port` with an ICMP too-big in a fresh mbuf
+// (ptb_sent, generated); a multi-segment frame within the MTU is malformed.
+void vm_too_big(EdgeState& s, uint16_t port, rte_mbuf* m, Nanos now);
 // A VM's IPv6 frame, tags stripped likewise: a neighbour solicitation
 // answered or dropped, a malformed frame dropped, any other frame gathered
 // into s.burst6 with its key (vm_ipv6.cpp); vm_ipv6_burst then classifies

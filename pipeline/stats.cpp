@@ -24,6 +24,7 @@ std::string_view to_string(Drop d) {
     case Drop::nd_unanswered: return "nd_unanswered";
     case Drop::local_scope: return "local_scope";
     case Drop::pair_removed: return "pair_removed";
+    case Drop::too_big: return "too_big";
     case Drop::count_: break;
   }
   return "?";
@@ -40,6 +41,7 @@ void EdgeStats::add(const EdgeStats& o) {
   generated += o.generated, absorbed += o.absorbed;
   encapsulated += o.encapsulated, decapsulated += o.decapsulated, reflected += o.reflected;
   arp_replied += o.arp_replied, nd_replied += o.nd_replied, local_delivered += o.local_delivered;
+  ptb_sent += o.ptb_sent;
   incoming_reused += o.incoming_reused;
   token_rounds += o.token_rounds;
   token_rounds_stretched += o.token_rounds_stretched;
@@ -85,11 +87,11 @@ void print_stats(std::FILE* out, const char* tag, Nanos t, const EdgeStats& s, u
                " reflected=%" PRIu64 " token_rounds=%" PRIu64 " token_rounds_stretched=%" PRIu64
                " token_vm_assignments=%" PRIu64 " pair_polls=%" PRIu64 " pair_poll_cuts=%" PRIu64 " bypassed=%" PRIu64
                " classify_lookups=%" PRIu64 " arp_replied=%" PRIu64 " nd_replied=%" PRIu64 " local_delivered=%" PRIu64
-               " incoming_reused=%" PRIu64,
+               " incoming_reused=%" PRIu64 " ptb_sent=%" PRIu64,
                tag, t, rx, tx, queued, dropped, s.absorbed, s.generated, conserved ? 1 : 0, s.encapsulated,
                s.decapsulated, s.reflected, s.token_rounds, s.token_rounds_stretched, s.token_vm_assignments,
                s.pair_polls, s.pair_poll_cuts, s.bypassed, s.classify_lookups, s.arp_replied,
-               s.nd_replied, s.local_delivered, s.incoming_reused);
+               s.nd_replied, s.local_delivered, s.incoming_reused, s.ptb_sent);
   for (size_t d = 0; d < kDrops; ++d)
     if (const uint64_t n = s.dropped(static_cast<Drop>(d)); n != 0)
       std::fprintf(out, " drop.%s=%" PRIu64, to_string(static_cast<Drop>(d)).data(), n);

@@ -40,6 +40,8 @@ enum class Drop : uint8_t {
   local_scope,     // a VM frame for its own link, with no pair (local_scope.hpp): IPv4 multicast or broadcast,
                    // IPv6 multicast or link-local, an unspecified source (DHCP, IGMP, MLD, router solicitations)
   pair_removed,    // a VM frame queued for a VM-pair whose remote VM a reload removed or moved (remote_vms.hpp)
+  too_big,         // a VM frame above the VM MTU (edge.fabric_mtu less the encapsulation; too_big.hpp), answered
+                   // with an ICMP "fragmentation needed" / ICMPv6 "packet too big" where that applies (ptb_sent)
   count_,
 };
 inline constexpr size_t kDrops = static_cast<size_t>(Drop::count_);
@@ -58,11 +60,12 @@ struct PortStats {
 
 struct EdgeStats {
   std::vector<PortStats> ports;  // indexed by DPDK port id
-  uint64_t generated = 0;        // probes/queries/finishes the edge originated
+  uint64_t generated = 0;        // probes/queries/finishes the edge originated, and its ptb_sent
   uint64_t absorbed = 0;         // responses/finish-acks/failures handed to a VmPair
   uint64_t encapsulated = 0, decapsulated = 0, reflected = 0;
   uint64_t arp_replied = 0;      // VM ARP requests answered in a remote VM's name (proxy ARP, vm_arp.cpp)
   uint64_t nd_replied = 0;       // VM neighbour solicitations answered in a remote VM's name (vm_ipv6.cpp)
+  uint64_t ptb_sent = 0;         // ICMP "fragmentation needed" / "packet too big" sent to VMs (vm_too_big.cpp)
   uint64_t local_delivered = 0;  // VM frames switched to another local VM of the tenant (vm_local.cpp)
   uint64_t incoming_reused = 0;  // receiver-side pair slots a finished pair left, taken by a new one (fabric_rx.cpp)
   uint64_t token_rounds = 0;

@@ -76,6 +76,7 @@ void fill_stats(Edge& e, rte_tel_data* d) {
   rte_tel_data_add_dict_u64(d, "reflected", st.reflected);
   rte_tel_data_add_dict_u64(d, "arp_replied", st.arp_replied);
   rte_tel_data_add_dict_u64(d, "nd_replied", st.nd_replied);
+  rte_tel_data_add_dict_u64(d, "ptb_sent", st.ptb_sent);
   rte_tel_data_add_dict_u64(d, "local_delivered", st.local_delivered);
   rte_tel_data_add_dict_u64(d, "incoming_reused", st.incoming_reused);
   rte_tel_data_add_dict_u64(d, "token_rounds", st.token_rounds);

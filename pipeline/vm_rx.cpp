@@ -90,17 +90,19 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
   // One FrameView for the burst: parse_frame fills it only for a uFAB frame
   // (dropped here); a fresh one per frame was a 96-byte clear per frame.
   wire::FrameView v;
+  // The VM MTU (edge.fabric_mtu less the encapsulation): longer frames take
+  // the slow branch, and vm_too_big answers them.
+  const uint32_t max_frame = s.cfg.max_vm_frame();
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
     uint32_t len = rte_pktmbuf_data_len(m);
     if (unlikely(m->nb_segs != 1)) {
-      s.stats.drop(port, Drop::malformed);
-      rte_pktmbuf_free(m);
+      vm_too_big(s, port, m, now);  // too_big above the VM MTU, else malformed
       continue;
     }
     const uint8_t* d = rte_pktmbuf_mtod(m, const uint8_t*);
     VlanTags tags;
-    if (unlikely(!plain_not_ufab(d, len, s.cfg.udp_port))) {
+    if (unlikely(len > max_frame || !plain_not_ufab(d, len, s.cfg.udp_port))) {
       // Tags, uFAB, IPv4 for all but the frames VMs send most (not_ufab.hpp).
       tags = read_tags(d, len);
       if (tags.n != 0 || unlikely(tags.bare_stag)) {
@@ -112,6 +114,12 @@ void vm_frames(EdgeState& s, uint16_t port, rte_mbuf* const* pkts, uint16_t n, N
           rte_pktmbuf_free(m);
           continue;
         }
+      }
+      if (unlikely(len - tags.n * kVlanTagBytes > max_frame)) {
+        vm_too_big(s, port, m, now);
+        continue;
+      }
+      if (tags.n != 0) {
         strip_vlan(m, tags.n);  // from here on the frame is as an untagged VM sends it
         d = rte_pktmbuf_mtod(m, const uint8_t*);
         len -= tags.n * kVlanTagBytes;

@@ -1,6 +1,7 @@
 #include "edge/dpdk/mempool.hpp"
 
 #include <rte_errno.h>
+#include <rte_ether.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
@@ -9,6 +10,11 @@
 #include <stdexcept>
 
 namespace ufab::dpdk {
+
+uint16_t data_room_for_mtu(uint32_t mtu) {
+  const uint32_t frame = (RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN + mtu + 63) / 64 * 64;
+  return static_cast<uint16_t>(RTE_PKTMBUF_HEADROOM + std::max<uint32_t>(RTE_MBUF_DEFAULT_DATAROOM, frame));
+}
 
 rte_mempool* create_pktmbuf_pool(const PoolConfig& cfg) {
   // The mempool refuses a per-lcore cache above 2/3 of the pool (EINVAL):

@@ -15,6 +15,12 @@ struct PoolConfig {
   uint16_t data_room = 2048 + 128;  // RTE_MBUF_DEFAULT_BUF_SIZE: one 2 KB frame + headroom
 };
 
+// The data room that holds a frame of `mtu` (with two VLAN tags) in one
+// segment behind the headroom, never less than the 2 KB default: ufab-edge
+// and ufab-core drop multi-segment frames, and PMDs chain only frames
+// their mbufs cannot hold.
+uint16_t data_room_for_mtu(uint32_t mtu);
+
 // rte_pktmbuf_pool_create on the caller's socket. Throws std::runtime_error;
 // ENOMEM/ENOSPC name the EAL memory options (-m, --no-huge) and the mbuf count.
 rte_mempool* create_pktmbuf_pool(const PoolConfig& cfg);

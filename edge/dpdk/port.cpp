@@ -1,8 +1,11 @@
 #include "edge/dpdk/port.hpp"
 
+#include <rte_bus.h>
 #include <rte_cycles.h>
+#include <rte_dev.h>
 #include <rte_ethdev.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -30,7 +33,22 @@ void wait_link(uint16_t port, uint32_t wait_ms, PortInfo& info) {
   info.link_mbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ? 0 : link.link_speed;
 }
 
+// Only virtual devices sit on the vdev bus.
+bool virtual_device(const rte_eth_dev_info& dev) {
+  const rte_bus* bus = dev.device != nullptr ? rte_dev_bus(dev.device) : nullptr;
+  return bus == nullptr || std::string_view(rte_bus_name(bus)) == "vdev";
+}
+
 }  // namespace
+
+uint16_t max_mtu(const rte_eth_dev_info& dev) {
+  // The overhead rte_eth_dev_configure assumes (ethdev's eth_dev_get_overhead_len).
+  const uint32_t overhead = dev.max_mtu != UINT16_MAX && dev.max_rx_pktlen > dev.max_mtu
+                                ? dev.max_rx_pktlen - dev.max_mtu
+                                : RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+  const uint64_t by_len = dev.max_rx_pktlen > overhead ? dev.max_rx_pktlen - overhead : 0;
+  return static_cast<uint16_t>(std::min<uint64_t>(dev.max_mtu, by_len));
+}
 
 PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) {
   if (!rte_eth_dev_is_valid_port(port_id)) throw std::runtime_error("port " + std::to_string(port_id) + " does not exist");
@@ -60,6 +78,19 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
   if (cfg.lsc_events && dev.dev_flags != nullptr && (*dev.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0)
     conf.intr_conf.lsc = 1;
   info.lsc_events = conf.intr_conf.lsc == 1;
+  if (cfg.mtu != 0) {
+    const uint16_t most = max_mtu(dev);
+    if (cfg.mtu >= dev.min_mtu && cfg.mtu <= most) {
+      conf.rxmode.mtu = cfg.mtu;
+    } else if (!virtual_device(dev)) {
+      throw std::runtime_error("port " + std::to_string(port_id) + " (" + info.driver + "): " + cfg.mtu_from + " " +
+                               std::to_string(cfg.mtu) + " is outside the MTUs the driver takes, " +
+                               std::to_string(dev.min_mtu) + ".." + std::to_string(most));
+    } else {
+      info.mtu_note = "the driver's largest, below " + cfg.mtu_from + " " + std::to_string(cfg.mtu) +
+                      "; a virtual device passes larger frames all the same";
+    }
+  }
   info.n_txq = cfg.n_txq;
   if (int rc = rte_eth_dev_configure(port_id, cfg.n_rxq, cfg.n_txq, &conf); rc != 0) {
     // Some PMDs (net_tap) want as many RX as TX queues: fall back to one TX
@@ -85,6 +116,7 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
     if (const int rc = rte_eth_tx_queue_setup(port_id, q, info.tx_desc, sock, nullptr); rc != 0)
       fail(port_id, "tx_queue_setup", rc);
   if (const int rc = rte_eth_dev_start(port_id); rc != 0) fail(port_id, "start", rc);
+  if (rte_eth_dev_get_mtu(port_id, &info.mtu) != 0) info.mtu = 0;
 
   if (cfg.promiscuous) {
     const int rc = rte_eth_promiscuous_enable(port_id);

@@ -8,6 +8,7 @@
 #include <string>
 
 struct rte_mempool;
+struct rte_eth_dev_info;
 
 namespace ufab::dpdk {
 
@@ -31,6 +32,15 @@ struct PortConfig {
   // dev_flags has RTE_ETH_DEV_INTR_LSC: net_vhost, virtio-user, most NICs;
   // not net_memif), as testpmd does. The caller registers the callback.
   bool lsc_events = false;
+  // The port's MTU (bytes of IP packet a frame carries), set at configure
+  // time (rxmode.mtu) where the driver allows it; 0 leaves the driver's.
+  // Above the driver's largest (its max_mtu, and max_rx_pktlen less the
+  // Ethernet overhead): an error naming mtu_from for a device on a real bus
+  // (PCI, auxiliary, ...), where the NIC would drop the larger frames; a
+  // virtual device (the vdev bus: memif, tap, ring, ...) is left at its own
+  // MTU and PortInfo::mtu_note says so, since its limit is nominal.
+  uint16_t mtu = 0;
+  std::string mtu_from = "mtu";  // the setting that asked for it (e.g. edge.fabric_mtu)
 };
 
 struct PortInfo {
@@ -45,7 +55,14 @@ struct PortInfo {
   uint16_t n_txq = 0;  // TX queues configured: cfg.n_txq, or 1 where the PMD refused more TX than RX queues
   bool lsc_events = false;  // link status change events on (cfg.lsc_events and the PMD raises them)
   std::string note;  // what the operator should know about this port (e.g. no XDP steering)
+  uint16_t mtu = 0;       // the port's MTU once configured (rte_eth_dev_get_mtu; 0: unknown)
+  std::string mtu_note;   // cfg.mtu not applied, and why ("" when it was, or none was asked)
 };
+
+// The largest MTU port_id's driver takes (rte_eth_dev_info: max_mtu, and
+// max_rx_pktlen less the Ethernet overhead the driver counts, as
+// rte_eth_dev_configure checks them).
+uint16_t max_mtu(const rte_eth_dev_info& dev);
 
 // Configures and starts port_id with every rx queue fed from pool. Throws
 // std::runtime_error naming the port and the failed step.

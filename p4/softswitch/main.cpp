@@ -71,13 +71,18 @@ int run(int argc, char** argv) {
 
   dpdk::PoolConfig pc;
   pc.n_mbufs = opt.mbufs;
+  pc.data_room = dpdk::data_room_for_mtu(opt.mtu);
   rte_mempool* pool = dpdk::create_pktmbuf_pool(pc);
   for (uint16_t p = 0; p < n_ports; ++p) {
     dpdk::PortConfig port_cfg;
     port_cfg.link_wait_ms = opt.link_wait_ms;
+    port_cfg.mtu = opt.mtu;
+    port_cfg.mtu_from = "--mtu";
     const dpdk::PortInfo info = dpdk::setup_port(p, pool, port_cfg);
-    std::printf("ufab-core port %u %s (%s) link %s, capacity %.3g Gb/s, delay %llu us, queue %llu B\n", p,
-                info.name.c_str(), info.driver.c_str(), info.link_up ? "up" : "down",
+    const std::string mtu_note = info.mtu_note.empty() ? "" : " (" + info.mtu_note + ")";
+    std::printf("ufab-core port %u %s (%s) link %s, MTU %u%s, capacity %.3g Gb/s, delay %llu us, queue %llu B\n", p,
+                info.name.c_str(), info.driver.c_str(), info.link_up ? "up" : "down", info.mtu,
+                mtu_note.c_str(),
                 static_cast<double>(core::per_port(opt.port_caps_bps, p)) / 1e9,
                 static_cast<unsigned long long>(core::per_port(opt.delay_ns, p) / kUs),
                 static_cast<unsigned long long>(core::per_port(opt.queue_bytes, p)));

@@ -85,7 +85,7 @@ auto parse_list(std::string_view s, F&& one) {
 }
 
 enum Opt : int {
-  kPortCaps = 256, kDelayUs, kQueueBytes, kAgingS, kTxShift, kStatsInterval, kBurst, kMbufs,
+  kPortCaps = 256, kDelayUs, kQueueBytes, kAgingS, kTxShift, kStatsInterval, kBurst, kMbufs, kMtu,
   kFakeClock, kExitIdle, kRoute, kDownPorts, kEvent, kT0, kWatchLinks, kQueueLog, kCapture, kSampleMs, kBurstUs, kLinkWait,
   kIdleNap, kMinNap, kHelp,
 };
@@ -102,6 +102,7 @@ CoreOptions parse_options(std::span<char*> args) {
       {"stats-interval", required_argument, nullptr, kStatsInterval},
       {"burst", required_argument, nullptr, kBurst},
       {"mbufs", required_argument, nullptr, kMbufs},
+      {"mtu", required_argument, nullptr, kMtu},
       {"fake-clock", required_argument, nullptr, kFakeClock},
       {"exit-after-idle-ms", required_argument, nullptr, kExitIdle},
       {"route", required_argument, nullptr, kRoute},
@@ -147,6 +148,7 @@ CoreOptions parse_options(std::span<char*> args) {
       }
       case kBurst: o.burst = static_cast<uint32_t>(parse_u64("--burst", v, 1, 64)); break;
       case kMbufs: o.mbufs = static_cast<uint32_t>(parse_u64("--mbufs", v, 255, 1u << 20)); break;
+      case kMtu: o.mtu = static_cast<uint16_t>(parse_u64("--mtu", v, 1280, 9200)); break;
       case kFakeClock: o.fake_clock_ns = parse_u64("--fake-clock", v, 1, kSec); break;
       case kExitIdle: o.exit_after_idle_ms = parse_u64("--exit-after-idle-ms", v, 1, 86'400'000); break;
       case kRoute: o.routes.push_back(parse_route(v)); break;
@@ -237,6 +239,11 @@ Options (per-port lists: one value for every port, or one value per port):
                            final line. Default 1.
   --burst N                rx/tx burst size, 1..64. Default 32.
   --mbufs N                mbuf pool size. Default 8191.
+  --mtu N                  the ports' MTU, 1280..9200, set where the driver
+                           takes it (an error on a NIC that does not; a
+                           virtual device keeps its own), and the mbufs sized
+                           so a frame of it is one segment. Default 1600, as
+                           ufab-edge's edge.fabric_mtu.
   --route A.B.C.D=P[+P...] /32 route for non-uFAB IPv4 traffic (ECMP over the
                            listed ports); repeatable. Without one it is dropped.
   --down-ports P[,P...]    mark ports down in the switch (the link stays open):

@@ -36,6 +36,7 @@ struct CoreOptions {
   double stats_interval_s = 1.0;                            // 0: only the final line
   uint32_t burst = 32;                                      // rx/tx burst size, 1..64
   uint32_t mbufs = 8191;                                    // mbuf pool size
+  uint16_t mtu = 1600;                                      // the ports' MTU (--mtu), and the mbufs' room
   Nanos fake_clock_ns = 0;                                  // >0: clock = poll count x this
   uint64_t exit_after_idle_ms = 0;                          // 0: run until SIGINT/SIGTERM
   std::vector<HostRoute> routes;                            // L3 routes for non-uFAB traffic

@@ -19,6 +19,10 @@
 //    stream a -> c whole; edge A counts local_delivered, and its table
 //    lookups stay a small fraction of them (the exact-match cache holds
 //    the local flows' keys);
+//  - path MTU discovery: with a's and b's vNICs at MTU 1800, above the VM
+//    MTU (1518 at the default edge.fabric_mtu), 4 MB of TCP from a to b
+//    over IPv4 and over IPv6 arrive whole, a's kernel holds path MTU 1518
+//    for b (learned from edge A's ICMP and ICMPv6 answers, ptb_sent);
 //  - both edges answered ARP and solicitations (arp_replied, nd_replied
 //    >= 1), encapsulated and decapsulated, and conserve every frame (rx +
 //    generated == tx + queued + dropped + absorbed; the kernels' router
@@ -253,6 +257,25 @@ int main(int argc, char** argv) {
   const long long local = json_number(tel, "local_delivered"), lookups = json_number(tel, "classify_lookups");
   ITEST_CHECK(local >= 2800 && lookups >= 0 && lookups * 10 < local, "/ufab/stats local_delivered=%lld "
               "classify_lookups=%lld", local, lookups);
+
+  // Path MTU discovery: a's and b's vNICs (and their host ends) at MTU 1800,
+  // above the VM MTU (1518 at the default edge.fabric_mtu, 1600). Edge A
+  // answers a's 1814-byte TCP frames with ICMP "fragmentation needed" /
+  // ICMPv6 "packet too big"; a's kernel caches path MTU 1518 for b and sends
+  // smaller segments, so the 4 MB arrive whole. Without the answers those
+  // frames would vanish in the edge and the stream would stall.
+  bool mtu_set = true;
+  for (int i = 0; i < 2; ++i)
+    mtu_set = mtu_set && sh("ip link set " + g_host_if[i] + " mtu 1800 && ip -n " + g_ns[i] + " link set v" +
+                            std::string(1, static_cast<char>('a' + i)) + " mtu 1800") == 0;
+  ITEST_CHECK(mtu_set, "the vNICs of a and b at MTU 1800");
+  for (const char* b : {"192.168.0.2", "fd00::2"}) {
+    tcp_from_a(dir, 1, b, std::string(b).find(':') != std::string::npos ? "6big" : "4big");
+    const std::string route = shell_output("ip -n " + g_ns[0] + " route get " + b + " 2>&1");
+    std::printf("a's route to %s: %s", b, route.c_str());
+    ITEST_CHECK(route.find("mtu 1518") != std::string::npos, "a's kernel learned path MTU 1518 for %s", b);
+  }
+
   for (const int pid : {pid_a, pid_b, pid_c}) kill(pid, SIGTERM);
   const RunResult ra = wait_with_deadline(pid_a, 30), rb = wait_with_deadline(pid_b, 30), rc = wait_with_deadline(pid_c, 30);
   for (const std::string& p : {pa, pb, pc}) remove_dpdk_runtime(p);
@@ -272,6 +295,12 @@ int main(int argc, char** argv) {
     ITEST_CHECK(f["conserved"] == 1 && f["rx"] + f["generated"] == f["tx"] + f["queued"] + f["dropped"] + f["absorbed"],
                 "edge %s: conservation", who);
   }
+  // At least one answer per family (a resends what was dropped: every
+  // too_big frame of a's is counted, answered or not).
+  auto fa = parse_line(out_a, "ufab-edge final ");
+  ITEST_CHECK(fa["ptb_sent"] >= 2 && fa["drop.too_big"] >= fa["ptb_sent"], "edge A: ptb_sent=%llu too_big=%llu",
+              U(fa["ptb_sent"]), U(fa["drop.too_big"]));
   return conclude(dir, "kernel VMs in namespaces ping and stream TCP over IPv4 and IPv6 through two ufab-edges, "
-                      "and between two local VMs of edge A, ARP and neighbour discovery answered by the edges");
+                      "and between two local VMs of edge A, ARP and neighbour discovery answered by the edges, "
+                      "path MTU learned from edge A's too-big answers");
 }

@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
   track_process(pid_a);
   ITEST_CHECK(wait_for_text(dir + "/a.out", "VM-pairs", 30), "edge A did not start: %s", read_file(dir + "/a.err").c_str());
   for (const char* f : {"/a.out", "/b.out"})
-    ITEST_CHECK(read_file(dir + f).find("net_vhost0 (net_vhost) link down, VM side, link events on") != std::string::npos,
+    ITEST_CHECK(read_file(dir + f).find("net_vhost0 (net_vhost) link down, VM side, MTU 1500, link events on") != std::string::npos,
                 "%s: the VM port starts down (no VM yet), with link events", f);
 
   // A VM: ufab-vmgen on the edge `me`'s socket (vm_procs.hpp).

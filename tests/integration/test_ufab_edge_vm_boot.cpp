@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
   ITEST_CHECK(added.find("\"ok\":1") != std::string::npos && json_number(added, "port") == 2 &&
                   added.find("\"rx_mode\":\"dispatch\",\"rx_worker\":0") != std::string::npos,
               "0: port_add: %s", added.c_str());
-  ITEST_CHECK(wait_for_text(dir + "/a.out", "ufab-edge port 2 net_vhost1 (net_vhost) link down, VM side, link events on "
+  ITEST_CHECK(wait_for_text(dir + "/a.out", "ufab-edge port 2 net_vhost1 (net_vhost) link down, VM side, MTU 1500, link events on "
                                             "(attached)", 5),
               "0: A's log names port 2");
   ITEST_CHECK(telemetry(pa, "/ufab/stats").find("\"port2\":{\"name\":\"net_vhost1\",\"rx\":0") != std::string::npos,
