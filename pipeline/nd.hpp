@@ -30,6 +30,11 @@ inline uint32_t add_words(uint32_t sum, const uint8_t* p, uint32_t n) {
   if (n % 2 != 0) sum += uint32_t{p[n - 1]} << 8;
   return sum;
 }
+// The checksum field for a one's complement sum: folded to 16 bits, complemented.
+inline uint16_t complement(uint32_t sum) {
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  return static_cast<uint16_t>(~sum & 0xffff);
+}
 // The ICMPv6 checksum (RFC 4443 §2.3) of message `msg` (`len` bytes, its
 // checksum field as it is) between `src` and `dst`: over the pseudo-header
 // (addresses, upper-layer length, next header 58) and the message. A
@@ -37,9 +42,7 @@ inline uint32_t add_words(uint32_t sum, const uint8_t* p, uint32_t n) {
 inline uint16_t icmp6_checksum(const uint8_t* src, const uint8_t* dst, const uint8_t* msg, uint32_t len) {
   uint32_t s = add_words(add_words(0, src, 16), dst, 16);
   s += (len >> 16) + (len & 0xffff) + kIcmp6;
-  s = add_words(s, msg, len);
-  while (s >> 16) s = (s & 0xffff) + (s >> 16);
-  return static_cast<uint16_t>(~s & 0xffff);
+  return complement(add_words(s, msg, len));
 }
 
 enum class Kind : uint8_t {

@@ -61,18 +61,16 @@ inline uint32_t answer(const uint8_t* frame, uint32_t have, uint32_t l2, uint32_
     const uint8_t h[20] = {0x45, 0xc0, static_cast<uint8_t>(len >> 8), static_cast<uint8_t>(len), 0, 0, 0, 0, 64, 1,
                            0,    0,    ip[16], ip[17], ip[18], ip[19], ip[12], ip[13], ip[14], ip[15]};
     std::memcpy(o, h, 20);
-    uint32_t s = nd::add_words(0, o, 20);
-    while (s >> 16) s = (s & 0xffff) + (s >> 16);
-    o[10] = static_cast<uint8_t>(~s >> 8);
-    o[11] = static_cast<uint8_t>(~s);
+    const uint16_t hc = nd::complement(nd::add_words(0, o, 20));
+    o[10] = static_cast<uint8_t>(hc >> 8);
+    o[11] = static_cast<uint8_t>(hc);
     uint8_t* icmp = o + 20;
     const uint8_t ih[8] = {3, 4, 0, 0, 0, 0, static_cast<uint8_t>(mtu >> 8), static_cast<uint8_t>(mtu)};
     std::memcpy(icmp, ih, 8);
     std::memcpy(icmp + 8, ip, quote);
-    s = nd::add_words(0, icmp, 8 + quote);
-    while (s >> 16) s = (s & 0xffff) + (s >> 16);
-    icmp[2] = static_cast<uint8_t>(~s >> 8);
-    icmp[3] = static_cast<uint8_t>(~s);
+    const uint16_t ic = nd::complement(nd::add_words(0, icmp, 8 + quote));
+    icmp[2] = static_cast<uint8_t>(ic >> 8);
+    icmp[3] = static_cast<uint8_t>(ic);
     return l2 + len;
   }
   if (type == 0x86dd) {
