@@ -29,8 +29,8 @@ namespace ufab::pipeline::too_big {
 // An answer quotes as much of the frame as fits in the smallest datagram
 // every host takes: 576 bytes for IPv4 (RFC 1812 §4.3.2.3), 1280 for IPv6.
 inline constexpr uint32_t kIp4Max = 576, kIp6Max = 1280;
-inline constexpr uint32_t kMaxTags = 8;  // an 802.1ad S-tag and a C-tag
-inline constexpr uint32_t kMaxBytes = 14 + kMaxTags + kIp6Max;
+inline constexpr uint32_t kMaxTagBytes = 8;  // an 802.1ad S-tag and a C-tag
+inline constexpr uint32_t kMaxBytes = 14 + kMaxTagBytes + kIp6Max;
 
 // Writes into `out` (room for kMaxBytes) the answer to `frame`, whose first
 // `have` bytes are readable (a multi-segment frame: its first segment) and

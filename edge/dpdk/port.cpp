@@ -88,7 +88,7 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
                                std::to_string(dev.min_mtu) + ".." + std::to_string(most));
     } else {
       info.mtu_note = "the driver's largest, below " + cfg.mtu_from + " " + std::to_string(cfg.mtu) +
-                      "; a virtual device passes larger frames all the same";
+                      ": larger frames pass where the device carries them";
     }
   }
   info.n_txq = cfg.n_txq;
@@ -101,6 +101,15 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
     info.note = "the driver refused " + std::to_string(cfg.n_txq) + " TX queues with " + std::to_string(cfg.n_rxq) +
                 " RX queue(s): one TX queue";
     info.n_txq = 1;
+  }
+  if (conf.rxmode.mtu != 0) {
+    // rte_eth_dev_configure records the MTU for the driver to apply at
+    // start; a driver with mtu_set applies it here (for net_af_packet,
+    // net_af_xdp and net_tap: the kernel interface's MTU).
+    if (const int rc = rte_eth_dev_set_mtu(port_id, conf.rxmode.mtu); rc != 0 && rc != -ENOTSUP) {
+      if (!virtual_device(dev)) fail(port_id, ("set_mtu " + std::to_string(conf.rxmode.mtu)).c_str(), rc);
+      info.mtu_note = std::string("the driver refused it: ") + std::strerror(-rc);
+    }
   }
   info.rx_desc = cfg.rx_desc;
   info.tx_desc = cfg.tx_desc;

@@ -38,7 +38,8 @@ struct PortConfig {
   // Ethernet overhead): an error naming mtu_from for a device on a real bus
   // (PCI, auxiliary, ...), where the NIC would drop the larger frames; a
   // virtual device (the vdev bus: memif, tap, ring, ...) is left at its own
-  // MTU and PortInfo::mtu_note says so, since its limit is nominal.
+  // MTU and PortInfo::mtu_note says so, since its limit is often nominal
+  // (net_memif says 1500 and carries any frame).
   uint16_t mtu = 0;
   std::string mtu_from = "mtu";  // the setting that asked for it (e.g. edge.fabric_mtu)
 };
