@@ -2,7 +2,7 @@
 // silent corruption"), in process on a real Edge: local VMs a1 and a2
 // (port 0) with pairs to b1..b3 on host hB (two paths). For each of four
 // fixed seeds a generator feeds 60K frames in bursts to both sides: valid
-// ones (a1's data over IPv4 and IPv6, ARP requests and neighbour
+// ones (a1's data over IPv4 and IPv6, some of it above the VM MTU, ARP requests and neighbour
 // solicitations for the remote VMs, the same to a2, a local VM of its
 // tenant (vm_local.cpp), tunnel data for a1 with IPv4 or IPv6 inside, probes and
 // finishes from hB's VMs, and the
@@ -129,9 +129,9 @@ struct Fuzz : EdgeRig {
       case 1: return solicitation(kA1Mac, kA1Ip6, ip6, below(2) == 0);
       case 2:
       case 3:
-        return ip6_frame(mac, kA1Mac, kA1Ip6, ip6, 17, 64, udp(static_cast<uint16_t>(1000 + below(8)), 10 + below(1400)));
-      default:
-        return vm_frame(kA1, local ? kA2 : kB[b - 1], static_cast<uint16_t>(1000 + below(8)), 18 + below(1400),
+        return ip6_frame(mac, kA1Mac, kA1Ip6, ip6, 17, 64, udp(static_cast<uint16_t>(1000 + below(8)), 10 + below(1600)));
+      default:  // up to 1659 bytes: some above the VM MTU (1518 + 14), answered with an ICMP too-big
+        return vm_frame(kA1, local ? kA2 : kB[b - 1], static_cast<uint16_t>(1000 + below(8)), 18 + below(1600),
                         static_cast<uint8_t>(rng()));
     }
   }
@@ -337,12 +337,12 @@ void run(uint64_t seed) {
   // The run reached every kind of handling, good and bad.
   using pipeline::Drop;
   for (const Drop d : {Drop::spoofed, Drop::malformed, Drop::not_ufab, Drop::not_ipv4, Drop::unknown_pair,
-                       Drop::unknown_vm, Drop::arp_unanswered, Drop::nd_unanswered})
+                       Drop::unknown_vm, Drop::arp_unanswered, Drop::nd_unanswered, Drop::too_big})
     ITEST_CHECK(st.dropped(d) > 0, "no frame was dropped as %s", std::string(pipeline::to_string(d)).c_str());
-  ITEST_CHECK(st.arp_replied > 0 && st.nd_replied > 0 && st.local_delivered > 0,
-              "ARP replies %llu, neighbour advertisements %llu, frames to a2 %llu: want each > 0",
+  ITEST_CHECK(st.arp_replied > 0 && st.nd_replied > 0 && st.local_delivered > 0 && st.ptb_sent > 0,
+              "ARP replies %llu, neighbour advertisements %llu, frames to a2 %llu, too-big answers %llu: want each > 0",
               static_cast<unsigned long long>(st.arp_replied), static_cast<unsigned long long>(st.nd_replied),
-              static_cast<unsigned long long>(st.local_delivered));
+              static_cast<unsigned long long>(st.local_delivered), static_cast<unsigned long long>(st.ptb_sent));
   ITEST_CHECK(st.encapsulated > 0 && st.decapsulated > 0 && st.reflected > 0 && st.absorbed > 0 &&
                   f.control_out > 0 && f.vm_frames_out > 0,
               "encap %llu, decap %llu, reflected %llu, absorbed %llu, control frames out %llu, VM frames out %llu: "
@@ -396,7 +396,8 @@ void run(uint64_t seed) {
                 static_cast<unsigned long long>(vp.inflight()));
   }
   std::printf("fuzz seed %llu: %d bursts of %d frames; rx %llu, dropped %llu (spoofed %llu, malformed %llu, not_ufab %llu, "
-              "unknown_pair %llu, unknown_vm %llu), encap %llu, decap %llu, reflected %llu, absorbed %llu, local %llu\n",
+              "unknown_pair %llu, unknown_vm %llu, too_big %llu), encap %llu, decap %llu, reflected %llu, absorbed %llu, "
+              "local %llu, ptb_sent %llu\n",
               static_cast<unsigned long long>(seed), kBursts, kBurst, static_cast<unsigned long long>(st.rx()),
               static_cast<unsigned long long>(st.dropped()),
               static_cast<unsigned long long>(st.dropped(Drop::spoofed)),
@@ -404,9 +405,10 @@ void run(uint64_t seed) {
               static_cast<unsigned long long>(st.dropped(Drop::not_ufab)),
               static_cast<unsigned long long>(st.dropped(Drop::unknown_pair)),
               static_cast<unsigned long long>(st.dropped(Drop::unknown_vm)),
+              static_cast<unsigned long long>(st.dropped(Drop::too_big)),
               static_cast<unsigned long long>(st.encapsulated), static_cast<unsigned long long>(st.decapsulated),
               static_cast<unsigned long long>(st.reflected), static_cast<unsigned long long>(st.absorbed),
-              static_cast<unsigned long long>(st.local_delivered));
+              static_cast<unsigned long long>(st.local_delivered), static_cast<unsigned long long>(st.ptb_sent));
 }
 
 }  // namespace
