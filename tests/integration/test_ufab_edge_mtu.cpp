@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/nd.hpp"
 #include "probe/wire.hpp"
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
@@ -102,11 +103,9 @@ Frame v4(size_t len, uint8_t seed) { return vm_frame(kVmA, kVmB, static_cast<uin
 Frame without_df(Frame f) {
   f[20] = 0;
   f[24] = f[25] = 0;
-  uint32_t s = 0;
-  for (size_t i = 14; i < 34; i += 2) s += uint32_t{f[i]} << 8 | f[i + 1];
-  while (s >> 16) s = (s & 0xffff) + (s >> 16);
-  f[24] = static_cast<uint8_t>(~s >> 8);
-  f[25] = static_cast<uint8_t>(~s);
+  const uint16_t c = pipeline::nd::complement(pipeline::nd::add_words(0, f.data() + 14, 20));
+  f[24] = static_cast<uint8_t>(c >> 8);
+  f[25] = static_cast<uint8_t>(c);
   return f;
 }
 
