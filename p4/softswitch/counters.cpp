@@ -13,6 +13,7 @@ std::string_view to_string(CoreDrop d) {
     case CoreDrop::oversize: return "oversize";
     case CoreDrop::no_room: return "no_room";
     case CoreDrop::link_down: return "link_down";
+    case CoreDrop::too_big: return "too_big";
     case CoreDrop::count_: break;
   }
   return "?";

@@ -20,6 +20,7 @@ enum class CoreDrop : uint8_t {
   oversize,    // multi-segment mbuf or frame above the per-lcore buffer
   no_room,     // a failure notice needed more tailroom than the mbuf had
   link_down,   // the PMD did not take the frame and the port's link is down (its peer is gone)
+  too_big,     // an Ethernet payload (802.1Q/802.1ad tags aside) above --mtu: a switch port's giant
   count_,
 };
 inline constexpr size_t kCoreDrops = static_cast<size_t>(CoreDrop::count_);

@@ -14,8 +14,24 @@
 
 namespace ufab::core {
 
-Dataplane::Dataplane(swmodel::SwitchModel& model, std::vector<EgressPort>& ports, uint32_t burst)
-    : model_(model), ports_(ports), burst_(static_cast<uint16_t>(std::min<size_t>(burst, kMaxBurst))) {
+namespace {
+
+// The frame's Ethernet payload: its length less the header and up to two
+// VLAN tags (802.1Q, 802.1ad), which a port's MTU does not count.
+uint32_t ethernet_payload(const uint8_t* d, uint32_t len) {
+  uint32_t head = 14;
+  for (int tags = 0; tags < 2 && len >= head + 4; ++tags) {
+    const uint16_t tpid = static_cast<uint16_t>(d[head - 2] << 8 | d[head - 1]);
+    if (tpid != 0x8100 && tpid != 0x88a8) break;
+    head += 4;
+  }
+  return len > head ? len - head : 0;
+}
+
+}  // namespace
+
+Dataplane::Dataplane(swmodel::SwitchModel& model, std::vector<EgressPort>& ports, uint32_t burst, uint16_t mtu)
+    : model_(model), ports_(ports), burst_(static_cast<uint16_t>(std::min<size_t>(burst, kMaxBurst))), mtu_(mtu) {
   frame_.reserve(kFrameCap);
   stats_.ports.resize(ports_.size());
   capture_.assign(ports_.size(), nullptr);
@@ -35,6 +51,11 @@ void Dataplane::ingress_one(rte_mbuf* m, uint16_t in_port, Nanos now) {
     return;
   }
   const uint8_t* data = rte_pktmbuf_mtod(m, const uint8_t*);
+  if (unlikely(ethernet_payload(data, len) > mtu_)) {  // a giant: the port's MAC drops it
+    stats_.drop(CoreDrop::too_big);
+    rte_pktmbuf_free(m);
+    return;
+  }
   frame_.assign(data, data + len);
   const swmodel::Decision d = model_.ingress(frame_, in_port, now);
   if (!d.forward) {  // counted by the model, by reason

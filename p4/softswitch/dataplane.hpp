@@ -49,7 +49,9 @@ class Dataplane {
   static constexpr size_t kMaxBurst = 64;
   static constexpr size_t kFrameCap = 9216 + 64;  // jumbo frame + room for a failure notice to grow
 
-  Dataplane(swmodel::SwitchModel& model, std::vector<EgressPort>& ports, uint32_t burst);
+  // mtu: the ports' MTU (--mtu); a frame whose Ethernet payload is above it
+  // is dropped on arrival (too_big), as a switch's MAC drops a giant.
+  Dataplane(swmodel::SwitchModel& model, std::vector<EgressPort>& ports, uint32_t burst, uint16_t mtu);
 
   // One poll of every port at time now. Returns frames received + sent.
   uint32_t poll(Nanos now);
@@ -79,6 +81,7 @@ class Dataplane {
   swmodel::SwitchModel& model_;
   std::vector<EgressPort>& ports_;
   uint16_t burst_;
+  uint16_t mtu_;                // --mtu: the largest Ethernet payload a port takes
   std::vector<uint8_t> frame_;  // per-lcore copy of the frame the model's ingress rewrites
   CoreStats stats_;
   std::vector<QueueSample> samples_;

@@ -99,7 +99,7 @@ int run(int argc, char** argv) {
 
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-  core::Dataplane dp(model, ports, opt.burst);
+  core::Dataplane dp(model, ports, opt.burst, opt.mtu);
   core::LoopConfig lc;
   lc.burst = opt.burst;
   lc.fake_clock_ns = opt.fake_clock_ns;

@@ -242,8 +242,9 @@ Options (per-port lists: one value for every port, or one value per port):
   --mtu N                  the ports' MTU, 1280..9200, set where the driver
                            takes it (an error on a NIC that does not; a
                            virtual device keeps its own), and the mbufs sized
-                           so a frame of it is one segment. Default 1600, as
-                           ufab-edge's edge.fabric_mtu.
+                           so a frame of it is one segment; a frame above
+                           it is dropped on arrival (drop.too_big). Default
+                           1600, as ufab-edge's edge.fabric_mtu.
   --route A.B.C.D=P[+P...] /32 route for non-uFAB IPv4 traffic (ECMP over the
                            listed ports); repeatable. Without one it is dropped.
   --down-ports P[,P...]    mark ports down in the switch (the link stays open):
