@@ -248,9 +248,17 @@ Control::ReloadResult Control::reload(Nanos now) {
   // (room): that takes the new tenants out again (tenants.hpp).
   std::vector<uint32_t> added;
   if (r.error.empty()) r.error = add_tenants(e_, diff, added, r.changes);
+  const size_t vm_lines = r.changes.size();
   if (r.error.empty()) {
     r.error = apply_vms(e_, diff, now, r.changes);
     if (!r.error.empty()) remove_tenants(e_, added, nullptr);
+  }
+  if (r.error.empty() && !diff.tenants_retagged.empty()) {
+    // Re-tagged tenants' tags move once their VMs changed (tenants.hpp);
+    // the reply names them before their VMs.
+    std::vector<std::string> lines;
+    retag_tenants(e_, diff.tenants_retagged, lines);
+    r.changes.insert(r.changes.begin() + static_cast<std::ptrdiff_t>(vm_lines), lines.begin(), lines.end());
   }
   if (!r.error.empty()) {
     r.changes.clear();

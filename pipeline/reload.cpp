@@ -45,6 +45,11 @@ constexpr const char* kRestart = "changed, needs a restart; nothing applied";
 
 }  // namespace
 
+std::string tags_text(uint16_t svlan, uint16_t vlan) {
+  if (svlan != 0) return "qinq [" + std::to_string(svlan) + ", " + std::to_string(vlan) + "]";
+  return vlan != 0 ? "vlan " + std::to_string(vlan) : "untagged";
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -167,7 +172,10 @@ void diff_local(const edge::EdgeConfig& running, const edge::EdgeConfig& next, c
   diff_by_id(
       running.vms, next.vms,
       [](const edge::VmCfg& a, const edge::VmCfg& b) {
-        return vm_fields(a, b, "port", std::to_string(a.port), std::to_string(b.port));
+        std::string f = vm_fields(a, b, "port", std::to_string(a.port), std::to_string(b.port));
+        const std::string from = tags_text(a.svlan, a.vlan), to = tags_text(b.svlan, b.vlan);
+        if (from != to) f += (f.empty() ? "tags " : ", tags ") + from + " -> " + to;  // its tenant re-tagged
+        return f;
       },
       [&](size_t i) { return next.vms[i]; }, &vm_at, d.local_vms);
 }
@@ -258,12 +266,9 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
   }
   // Tenants by VNI (tenants.hpp): the file's against those in force (not
   // removed), whose entries may have been added by earlier reloads.
-  const YAML::Node tb = b["tenants"];
   std::vector<uint8_t> kept(cfg.tenants.size(), 0);
   for (size_t i = 0; i < next.tenants.size(); ++i) {
     const edge::TenantCfg& n = next.tenants[i];
-    const std::string f = "tenants[" + std::to_string(i) + "]";
-    const YAML::Node at = tb[i];
     const edge::TenantCfg* run = cfg.tenant(n.vni);
     if (run == nullptr) {
       d.tenants_added.push_back(n);
@@ -271,10 +276,7 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
     }
     const size_t t = static_cast<size_t>(run - cfg.tenants.data());
     kept[t] = 1;
-    if (run->vlan != n.vlan || run->svlan != n.svlan) {
-      const YAML::Node tag = at["qinq"].IsDefined() ? at["qinq"] : at["vlan"].IsDefined() ? at["vlan"] : at;
-      return where(cfg.file, tag) + ": " + f + (n.svlan != 0 || run->svlan != 0 ? ".qinq" : ".vlan") + ": " + kRestart;
-    }
+    if (run->vlan != n.vlan || run->svlan != n.svlan) d.tenants_retagged.push_back(TenantRetag{static_cast<uint32_t>(t), n.vlan, n.svlan});
     const int cls = n.weight_from_guarantee ? TenantChange::kFromGuarantee : static_cast<int>(n.weight_class);
     if (n.guarantee_bps != live_bps[t] || cls != live_class[t])
       d.tenants.push_back(TenantChange{n.vni, live_bps[t], n.guarantee_bps, live_class[t], cls});

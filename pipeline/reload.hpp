@@ -6,10 +6,10 @@
 // edge started with), with queued packets kept; the remote VMs, added,
 // removed or changed, and the hosts, added, removed or changed (remote_vms.hpp); the
 // local VMs, added, removed or changed, on the edge's VM-side ports
-// (local_vms.hpp); tenants added or removed, with their VMs (tenants.hpp).
-// Anything else (the edge's own address and ports, parameters, a tenant's
-// tags) is rejected naming the first field
-// that differs, and nothing is applied.
+// (local_vms.hpp); tenants added or removed, with their VMs, or re-tagged
+// (tenants.hpp). Anything else (the edge's own address and ports,
+// parameters) is rejected naming the first field that differs, and nothing
+// is applied.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +54,18 @@ struct VmChange {
   std::string at;        // local VMs added, changed: where the file has it ("file:line:col: vms[i]"), for an error
 };
 
+// A running tenant whose tags (vlan, qinq) the file changes (tenants.hpp):
+// it keeps its entry, guarantee, class and VNI; its local VMs change with
+// it (their classification keys and delivery tags stand on the tags).
+struct TenantRetag {
+  uint32_t running = 0;           // its index in the running cfg.tenants
+  uint16_t vlan = 0, svlan = 0;   // the file's tags (svlan != 0: QinQ [svlan, vlan])
+};
+
+// A tenant's tags as the reload's reply names them: "untagged", "vlan 20",
+// "qinq [4, 40]".
+std::string tags_text(uint16_t svlan, uint16_t vlan);
+
 // What a reload changes.
 struct ReloadDiff {
   std::vector<TenantChange> tenants;
@@ -61,12 +73,13 @@ struct ReloadDiff {
   // and the running indices of those it no longer has.
   std::vector<edge::TenantCfg> tenants_added;
   std::vector<uint32_t> tenants_removed;
+  std::vector<TenantRetag> tenants_retagged;
   std::vector<HostChange> hosts;  // removals in the running order, then additions in the file's
   std::vector<VmChange> vms;        // remote VMs
   std::vector<VmChange> local_vms;  // local VMs (local_vms.hpp)
   bool empty() const {
-    return tenants.empty() && tenants_added.empty() && tenants_removed.empty() && hosts.empty() && vms.empty() &&
-           local_vms.empty();
+    return tenants.empty() && tenants_added.empty() && tenants_removed.empty() && tenants_retagged.empty() &&
+           hosts.empty() && vms.empty() && local_vms.empty();
   }
 };
 
@@ -79,7 +92,8 @@ void diff_remote(const edge::EdgeConfig& running, const edge::EdgeConfig& next, 
 
 // The running configuration's local VMs (those not removed) against the
 // file's, by id: removals and changes in the running order, then additions
-// in the file's order. vm_at[i]: where the file's vms[i] is
+// in the file's order. A VM whose tenant's tags changed is changed
+// ("tags vlan 20 -> vlan 21"). vm_at[i]: where the file's vms[i] is
 // ("file:line:col: vms[i]").
 void diff_local(const edge::EdgeConfig& running, const edge::EdgeConfig& next, const std::vector<std::string>& vm_at,
                 ReloadDiff& d);
@@ -88,7 +102,7 @@ void diff_local(const edge::EdgeConfig& running, const edge::EdgeConfig& next, c
 // classes in force (by running tenant index; kFromGuarantee for auto).
 // Tenants are matched by VNI: one the file adds or drops is in
 // tenants_added / tenants_removed; one in both whose tags (vlan, qinq)
-// differ is refused (needs a restart). Returns ""
+// differ is in tenants_retagged. Returns ""
 // and the changes, or the reason nothing can be applied. by_name: the
 // local VMs' ports named by device (edge::resolve_ports; empty: the file
 // names none, e.g. the unit tests without an EAL).

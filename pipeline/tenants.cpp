@@ -8,6 +8,31 @@
 
 namespace ufab::pipeline {
 
+namespace {
+
+// Entry i's tags into the VLAN or QinQ map (the workers read them without a lock).
+void map_tags(edge::EdgeConfig& c, uint32_t i) {
+  const edge::TenantCfg& t = c.tenants[i];
+  if (t.svlan != 0)
+    c.tenant_of_qinq.insert(t.svlan, t.vlan, i);  // sized for every tenant entry: not full
+  else if (t.vlan != 0)
+    __atomic_store_n(&c.tenant_of_vlan[t.vlan], static_cast<int32_t>(i), __ATOMIC_RELEASE);
+}
+
+// Entry i's tags out of the map, unless another tenant took them already
+// (one this reload added or re-tagged).
+void unmap_tags(edge::EdgeConfig& c, uint32_t i) {
+  const edge::TenantCfg& t = c.tenants[i];
+  if (t.svlan != 0) {
+    c.tenant_of_qinq.erase(t.svlan, t.vlan, i);
+  } else if (t.vlan != 0) {
+    int32_t mine = static_cast<int32_t>(i);
+    __atomic_compare_exchange_n(&c.tenant_of_vlan[t.vlan], &mine, -1, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+  }
+}
+
+}  // namespace
+
 std::string add_tenants(Edge& e, const ReloadDiff& d, std::vector<uint32_t>& made, std::vector<std::string>& out) {
   if (d.tenants_added.empty()) return "";
   FreeEntries free = free_entries(e);
@@ -45,15 +70,10 @@ std::string add_tenants(Edge& e, const ReloadDiff& d, std::vector<uint32_t>& mad
     });
     // Last, its tag: the workers then know it (vm_rx), and the reload's
     // local VMs of it are added next.
-    if (t.svlan != 0)
-      c.tenant_of_qinq.insert(t.svlan, t.vlan, i);  // sized for every tenant entry: not full
-    else if (t.vlan != 0)
-      __atomic_store_n(&c.tenant_of_vlan[t.vlan], static_cast<int32_t>(i), __ATOMIC_RELEASE);
+    map_tags(c, i);
     made.push_back(i);
     char buf[160];
-    const std::string tags = t.svlan != 0 ? ", qinq [" + std::to_string(t.svlan) + ", " + std::to_string(t.vlan) + "]"
-                             : t.vlan != 0  ? ", vlan " + std::to_string(t.vlan)
-                                            : "";
+    const std::string tags = t.vlan != 0 ? ", " + tags_text(t.svlan, t.vlan) : "";
     std::snprintf(buf, sizeof(buf), "tenant %u added: guarantee_gbps %.6g, weight_class %u%s%s", t.vni,
                   t.guarantee_bps / 1e9, t.weight_class, t.weight_from_guarantee ? " (from its guarantee)" : "",
                   tags.c_str());
@@ -63,17 +83,27 @@ std::string add_tenants(Edge& e, const ReloadDiff& d, std::vector<uint32_t>& mad
   return "";
 }
 
+void retag_tenants(Edge& e, const std::vector<TenantRetag>& which, std::vector<std::string>& out) {
+  edge::EdgeConfig& c = e.live_cfg();
+  // Every old tag out first, so that two tenants may swap theirs.
+  for (const TenantRetag& r : which) unmap_tags(c, r.running);
+  for (const TenantRetag& r : which) {
+    edge::TenantCfg& t = c.tenants[r.running];
+    const std::string line = "tenant " + std::to_string(t.vni) + " re-tagged: " + tags_text(t.svlan, t.vlan) + " -> " +
+                             tags_text(r.svlan, r.vlan);
+    t.vlan = r.vlan;
+    t.svlan = r.svlan;
+    map_tags(c, r.running);
+    out.push_back(line);
+    UFAB_LOG(NOTICE, "%s", line.c_str());
+  }
+}
+
 void remove_tenants(Edge& e, const std::vector<uint32_t>& which, std::vector<std::string>* out) {
   edge::EdgeConfig& c = e.live_cfg();
   for (const uint32_t i : which) {
     edge::TenantCfg& t = c.tenants[i];
-    // Its tags, unless a tenant this reload added took them already.
-    if (t.svlan != 0) {
-      c.tenant_of_qinq.erase(t.svlan, t.vlan, i);
-    } else if (t.vlan != 0) {
-      int32_t mine = static_cast<int32_t>(i);
-      __atomic_compare_exchange_n(&c.tenant_of_vlan[t.vlan], &mine, -1, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-    }
+    unmap_tags(c, i);  // unless a tenant this reload added or re-tagged took them already
     t.removed = true;
     // A scheduler keeps the id while a removed pair of it is there; the
     // entry is free for another tenant once no pair slot names it.

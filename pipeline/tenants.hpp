@@ -20,9 +20,16 @@
 //    marked removed. Its pairs' finishes still carry its VNI (control_tx
 //    reads the entry), so the entry is taken again only once no pair slot
 //    names it (entries.hpp).
-//  - Not at runtime: a tenant's tags changed (vlan, qinq: its local VMs'
-//    classification keys and delivery tags stand on them): refused by
-//    reload.cpp with file:line:col, nothing applied.
+//  - Re-tagged (its vlan or qinq changed, or given or taken away): it keeps
+//    its entry, so its guarantee, class, tokens and VNI do not change. Its
+//    local VMs' classification keys and delivery tags stand on the tags, so
+//    each of them is changed by the same reload (removed, then added anew
+//    with the new tags: its pairs start over, its queued frames are
+//    pair_removed; reload.cpp's diff_local). Once they are, the tag maps
+//    move: every re-tagged tenant's old tags out (unless a tenant this
+//    reload added took them), then its new ones in, so two tenants may
+//    swap tags. Until then frames with the new tags are unknown_vlan, and
+//    frames with the old ones classify as before.
 //
 // The room (entries) is checked before anything is applied; a tenant added
 // by a reload that is then refused (apply_vms: room for VMs or pairs) is
@@ -44,6 +51,10 @@ class Edge;
 // gets their entries, in the order of d.tenants_added; `out` one line per
 // tenant.
 std::string add_tenants(Edge& e, const ReloadDiff& d, std::vector<uint32_t>& made, std::vector<std::string>& out);
+
+// Moves re-tagged tenants' tags (after the reload's VMs are applied).
+// `out` gets one line per tenant: "tenant 300 re-tagged: vlan 30 -> vlan 31".
+void retag_tenants(Edge& e, const std::vector<TenantRetag>& which, std::vector<std::string>& out);
 
 // Takes tenants out (their VMs gone): the VLAN map, the entry, Alg. 1's
 // inputs. `out` (may be null) gets one line per tenant.

@@ -174,11 +174,11 @@ int main(int argc, char** argv) {
   {
     // A key only the new text has (it threw out of the control lcore before).
     std::string added = config("4", "1", "");
-    added.replace(added.find("{vni: 200, guarantee_gbps: 1}"), 29, "{vni: 200, guarantee_gbps: 1, vlan: 7}");
+    added.replace(added.find("  flows_per_pair: 1\n"), 20, "  flows_per_pair: 1\n  seed: 7\n");
     write_text(file, added);
   }
   r = ask("/ufab/reload");
-  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "edge.yaml:") && has(r, "tenants[1].vlan: changed, needs a restart"),
+  ITEST_CHECK(has(r, "\"ok\":0") && has(r, "edge.yaml:6:3: params: changed, needs a restart"),
               "reload with an added key: %s", r.c_str());
   write_text(file, config("-1", "1", ""));
   r = ask("/ufab/reload");

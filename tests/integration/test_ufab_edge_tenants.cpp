@@ -21,12 +21,19 @@
 //     finishing pair.
 //  5. Reload adding tenant 300 (VLAN 30) and its VMs: a new entry (2; room
 //     1 -> 0). A reload adding tenant 400 as well is refused (room 0, no
-//     free entry), and so is tenant 100 given a VLAN (file:line:col),
-//     nothing applied: tenant 300's state unchanged.
+//     free entry), nothing applied: tenant 300's state unchanged.
 //  6. c2 -> d2's finish leaves and hB acks it; its slot is free, and so is
 //     tenant 200's entry: QinQ tenant 400 ([4, 40]) now takes entry 1, and
 //     its double-tagged frames leave with VNI 400.
 //  7. Tenant 400 removed: [4, 40] is unknown_vlan again.
+//  8. One reload re-tags tenant 300 (VLAN 30 -> 31) and gives untagged
+//     tenant 100 the VLAN 30 that 300 leaves: both keep their entries,
+//     classes and tokens; c3 and a1 change (their pairs start over). Then VLAN 30 names tenant 100 and 31
+//     names 300: c3's frames tagged 31 leave with VNI 300, a1's tagged 30
+//     with VNI 100, an untagged frame of a1 and a frame of c3 tagged 30 are
+//     not classified (unknown_pair), and d3's data reaches port 0 tagged 31.
+//  9. A reload re-tagging 300 again (31 -> 32) with more remote VMs than
+//     there are pair slots is refused: nothing applied, 31 still names 300.
 //
 // argv[1]: unused (present when DPDK was found; exit 77 otherwise).
 #include <rte_mbuf.h>
@@ -260,15 +267,7 @@ void run(const std::string& dir) {
                                             "beyond the start-up tenants; a removed tenant's entry is free once its "
                                             "pairs are gone); nothing applied",
               "5: %s", rr.error.c_str());
-  {
-    std::string tagged100 = config({t300});
-    tagged100.replace(tagged100.find("{vni: 100, guarantee_gbps: 1}"), 29, "{vni: 100, guarantee_gbps: 1, vlan: 7}");
-    rr = reload(tagged100);
-    ITEST_CHECK(!rr.ok && rr.error.find(file + ":4:41: tenants[0].vlan: changed, needs a restart") == 0, "5: %s",
-                rr.error.c_str());
-  }
-  ITEST_CHECK(e.cfg.tenants.size() == 3 && live_tenants() == "100 300 " && e.cfg.qinq_tenant(4, 40) == -1 &&
-                  e.cfg.vlan_tenant(7) == -1,
+  ITEST_CHECK(e.cfg.tenants.size() == 3 && live_tenants() == "100 300 " && e.cfg.qinq_tenant(4, 40) == -1,
               "5: nothing applied: %s", live_tenants().c_str());
   frames_on(0, {tagged(vm_frame(kC3, kD3, 1000, 100, 5), 30)});
   to_fabric();
@@ -308,6 +307,72 @@ void run(const std::string& dir) {
   frames_on(0, {qinq(vm_frame(kC4, kD4, 1000, 100, 7), 4, 40)});
   ITEST_CHECK(drops(pipeline::Drop::unknown_vlan) == 3, "7: unknown_vlan %llu", drops(pipeline::Drop::unknown_vlan));
   balanced("7");
+
+  // 8. Tenant 300: VLAN 30 -> 31; tenant 100 takes VLAN 30, in one reload.
+  const uint32_t c3d3 = r.pair(5, 23), a1b1 = r.pair(1, 11);
+  const uint32_t e300 = static_cast<uint32_t>(e.cfg.tenant_index(300));
+  const double tokens300 = s.vm_tokens[e300].load();
+  const auto retagged = [&](int vlan300, bool tag100, const std::string& extra_remotes) {
+    std::string text = config({tenant(300, vlan300, 2, 5, 23)});
+    if (tag100) text.replace(text.find("{vni: 100, guarantee_gbps: 1}"), 29, "{vni: 100, guarantee_gbps: 1, vlan: 30}");
+    return text + extra_remotes;
+  };
+  rr = reload(retagged(31, true, ""));
+  ITEST_CHECK(rr.ok && joined(rr.changes) ==
+                           "[tenant 100 re-tagged: untagged -> vlan 30]"
+                           "[tenant 300 re-tagged: vlan 30 -> vlan 31]"
+                           "[local VM a1 changed (tags untagged -> vlan 30): 1 pair(s) removed, 0 queued frame(s) dropped]"
+                           "[local VM c3 changed (tags vlan 30 -> vlan 31): 1 pair(s) removed, 0 queued frame(s) dropped]"
+                           "[local VM a1 re-added (port 0, worker 0): 1 pair(s)]"
+                           "[local VM c3 re-added (port 0, worker 0): 1 pair(s)]",
+              "8: reload: ok %d %s %s", rr.ok, rr.error.c_str(), joined(rr.changes).c_str());
+  ITEST_CHECK(e.cfg.vlan_tenant(30) == 0 && e.cfg.vlan_tenant(31) == static_cast<int>(e300) &&
+                  e.cfg.tenant(300) == &e.cfg.tenants[e300] && e.cfg.tenants[e300].vlan == 31 &&
+                  e.cfg.tenants[0].vlan == 30 && e.tenant_room == 0 && s.vm_tokens[e300].load() == tokens300 &&
+                  s.sched.tenant_class(e300) == 1 && live_tenants() == "100 300 ",
+              "8: VLAN 30 -> %d, 31 -> %d (tenant 300 in entry %u), tokens %g", e.cfg.vlan_tenant(30),
+              e.cfg.vlan_tenant(31), e300, s.vm_tokens[e300].load());
+  const uint32_t c3d3_new = r.pair(5, 23), a1b1_new = r.pair(1, 11);
+  ITEST_CHECK(c3d3_new != pipeline::HashTable::kMiss && c3d3_new != c3d3 && a1b1_new != pipeline::HashTable::kMiss &&
+                  a1b1_new != a1b1 && s.meta[c3d3_new].tenant == e300 && s.meta[a1b1_new].tenant == 0,
+              "8: new pairs c3->d3 %u (was %u), a1->b1 %u (was %u)", c3d3_new, c3d3, a1b1_new, a1b1);
+  balanced("8: reloaded");
+  const unsigned long long unknown_pair = drops(pipeline::Drop::unknown_pair), unknown_vlan = drops(pipeline::Drop::unknown_vlan);
+  frames_on(0, {tagged(vm_frame(kC3, kD3, 1000, 100, 9), 31), tagged(vm_frame(kA1, kB1, 1000, 100, 10), 30)});
+  to_fabric();
+  ITEST_CHECK(last.data.size() == 2 && last.data[0] == std::make_pair(300u, 5u << 16 | 23) &&
+                  last.data[1] == std::make_pair(100u, 1u << 16 | 11),
+              "8: c3 -> d3 (tag 31) with VNI 300, a1 -> b1 (tag 30) with VNI 100: %zu data frames", last.data.size());
+  frames_on(0, {vm_frame(kA1, kB1, 1000, 100, 11), tagged(vm_frame(kC3, kD3, 1000, 100, 12), 30)});
+  ITEST_CHECK(drops(pipeline::Drop::unknown_pair) == unknown_pair + 2 && drops(pipeline::Drop::unknown_vlan) == unknown_vlan,
+              "8: a1 untagged and c3 tagged 30 are unknown_pair (%llu, was %llu; unknown_vlan %llu)",
+              drops(pipeline::Drop::unknown_pair), unknown_pair, drops(pipeline::Drop::unknown_vlan));
+  {
+    out0.drain();
+    out0.got.clear();
+    const Frame inner = vm_frame(kD3, kC3, 2000, 100, 13);
+    frames_on(1, {ufab_frame(kHostB, 300, 23u << 16 | 5, route({0}), wire::kNextData, inner)});
+    out0.drain();
+    const Frame& got = out0.got.empty() ? Frame{} : out0.got.back();
+    ITEST_CHECK(out0.got.size() == 1 && got.size() == inner.size() + 4 && got[12] == 0x81 && got[13] == 0x00 &&
+                    (got[14] << 8 | got[15]) == 31,
+                "8: d3's data reaches port 0 tagged 31 (%zu frames)", out0.got.size());
+  }
+  balanced("8");
+
+  // 9. Re-tagged again with 7 more remote VMs of tenant 300 (7 pairs for c3,
+  // more than the 6 spare slots): refused, nothing applied.
+  std::string many;
+  for (int i = 0; i < 7; ++i)
+    many += "  - {name: x" + std::to_string(i) + ", id: " + std::to_string(40 + i) + ", tenant: 300, ip: 192.168.3." +
+            std::to_string(40 + i) + ", host: hB}\n";
+  rr = reload(retagged(32, true, many));
+  ITEST_CHECK(!rr.ok && rr.error.find("VM-pair slot(s)") != std::string::npos && rr.changes.empty(),
+              "9: refused: ok %d %s", rr.ok, rr.error.c_str());
+  ITEST_CHECK(e.cfg.vlan_tenant(31) == static_cast<int>(e300) && e.cfg.vlan_tenant(32) == -1 &&
+                  e.cfg.tenants[e300].vlan == 31 && r.pair(5, 23) == c3d3_new,
+              "9: nothing applied: VLAN 31 -> %d, 32 -> %d", e.cfg.vlan_tenant(31), e.cfg.vlan_tenant(32));
+  balanced("9");
 }
 
 }  // namespace
@@ -316,6 +381,6 @@ int main(int argc, char** argv) {
   const std::string dir = make_test_dir("ufab_edge_tenants");
   return run_in_process(
       argc, argv, "ufab_edge_tenants", [&] { run(dir); },
-      "PASS: tenants added and removed by reloads: VLANs, classes, tokens and VNIs on the wire; a removed tenant's entry "
-      "taken again once its pairs are gone; refusals apply nothing; every frame counted");
+      "PASS: tenants added, removed and re-tagged by reloads: VLANs, classes, tokens and VNIs on the wire; a removed "
+      "tenant's entry taken again once its pairs are gone; refusals apply nothing; every frame counted");
 }

@@ -190,9 +190,18 @@ TEST(ReloadLocalVms, VmMovingHereFromRemoteShowsInBothLists) {
   EXPECT_EQ(r.d.local_vms[0].vm.id, 11u);
 }
 
-TEST(ReloadLocalVms, TenantTagsStillNeedARestart) {
+TEST(ReloadLocalVms, TenantTagsChangeItsVms) {
+  // Tenant 100 given VLAN 7 while a2 is added: a1 changes (its tags), a2 is
+  // added with the new tag.
   const Diff r = reload(config(kA1), config(kA1 + kA2, "", ", vlan: 7"));
-  EXPECT_NE(r.error.find("tenants[0].vlan: changed, needs a restart; nothing applied"), std::string::npos) << r.error;
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.d.tenants_retagged.size(), 1u);
+  ASSERT_EQ(r.d.local_vms.size(), 2u);
+  EXPECT_EQ(r.d.local_vms[0].kind, Kind::changed);
+  EXPECT_EQ(r.d.local_vms[0].vm.id, 1u);
+  EXPECT_EQ(r.d.local_vms[0].fields, "tags untagged -> vlan 7");
+  EXPECT_EQ(r.d.local_vms[1].kind, Kind::added);
+  EXPECT_EQ(r.d.local_vms[1].vm.vlan, 7u);
 }
 
 TEST(ReloadLocalVms, InvalidVmRefusedWithFileLineField) {

@@ -3,8 +3,9 @@
 // Added and removed tenants are listed (a running entry marked removed
 // counts as gone, so its VNI comes back as added); a guarantee or class
 // change is compared with what is in force for that VNI; QinQ tenants come
-// and go as VLAN ones do; a tenant's tags changed still needs a restart,
-// named with file:line:col.
+// and go as VLAN ones do; a tenant whose tags change (vlan, qinq, given
+// or taken away) is re-tagged in place, and each of its local VMs changes
+// with it.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -112,16 +113,57 @@ TEST(ReloadTenants, ARemovedEntryCountsAsGone) {
   EXPECT_TRUE(gone.d.empty());
 }
 
-TEST(ReloadTenants, TagsNeedARestart) {
-  // Tenant 200's VLAN 20 -> 21: file:line:col of the new vlan.
+TEST(ReloadTenants, TagsChangedInPlace) {
+  using ufab::pipeline::VmChange;
+  // Tenant 200's VLAN 20 -> 21: re-tagged by its running index; it has no
+  // local VM, and nothing else changes.
   const Diff vlan = reload(config(kT100 + kT200), config(kT100 + "  - {vni: 200, guarantee_gbps: 2, vlan: 21}\n"));
-  EXPECT_EQ(vlan.error, vlan.path + ":4:41: tenants[1].vlan: changed, needs a restart; nothing applied");
-  // Untagged tenant 100 given a VLAN.
+  ASSERT_EQ(vlan.error, "");
+  ASSERT_EQ(vlan.d.tenants_retagged.size(), 1u);
+  EXPECT_EQ(vlan.d.tenants_retagged[0].running, 1u);
+  EXPECT_EQ(vlan.d.tenants_retagged[0].vlan, 21u);
+  EXPECT_EQ(vlan.d.tenants_retagged[0].svlan, 0u);
+  EXPECT_TRUE(vlan.d.tenants_added.empty() && vlan.d.tenants_removed.empty() && vlan.d.tenants.empty() &&
+              vlan.d.local_vms.empty());
+  EXPECT_FALSE(vlan.d.empty());
+  // Untagged tenant 100 given VLAN 5: its local VM a1 changes with it.
   const Diff tagged = reload(config(kT100), config("  - {vni: 100, guarantee_gbps: 1, vlan: 5}\n"));
-  EXPECT_EQ(tagged.error, tagged.path + ":3:41: tenants[0].vlan: changed, needs a restart; nothing applied");
-  // A QinQ tenant's C-VLAN changed.
+  ASSERT_EQ(tagged.error, "");
+  ASSERT_EQ(tagged.d.tenants_retagged.size(), 1u);
+  EXPECT_EQ(tagged.d.tenants_retagged[0].running, 0u);
+  EXPECT_EQ(tagged.d.tenants_retagged[0].vlan, 5u);
+  ASSERT_EQ(tagged.d.local_vms.size(), 1u);
+  EXPECT_EQ(tagged.d.local_vms[0].kind, VmChange::Kind::changed);
+  EXPECT_EQ(tagged.d.local_vms[0].fields, "tags untagged -> vlan 5");
+  EXPECT_EQ(tagged.d.local_vms[0].vm.vlan, 5u);
+  // A QinQ tenant's C-VLAN changed, and a VLAN tenant made QinQ.
   const Diff qinq = reload(config(kT100 + kQ400), config(kT100 + "  - {vni: 400, guarantee_gbps: 1, qinq: [4, 41]}\n"));
-  EXPECT_EQ(qinq.error, qinq.path + ":4:41: tenants[1].qinq: changed, needs a restart; nothing applied");
+  ASSERT_EQ(qinq.error, "");
+  ASSERT_EQ(qinq.d.tenants_retagged.size(), 1u);
+  EXPECT_EQ(qinq.d.tenants_retagged[0].running, 1u);
+  EXPECT_EQ(qinq.d.tenants_retagged[0].svlan, 4u);
+  EXPECT_EQ(qinq.d.tenants_retagged[0].vlan, 41u);
+  const Diff to_qinq = reload(config(kT100 + kT200), config(kT100 + "  - {vni: 200, guarantee_gbps: 2, qinq: [9, 20]}\n"));
+  ASSERT_EQ(to_qinq.error, "");
+  ASSERT_EQ(to_qinq.d.tenants_retagged.size(), 1u);
+  EXPECT_EQ(to_qinq.d.tenants_retagged[0].svlan, 9u);
+  EXPECT_EQ(to_qinq.d.tenants_retagged[0].vlan, 20u);
+  // Two tenants swap their VLANs, and one's guarantee changes too: both
+  // re-tagged, the guarantee a change of its own.
+  const Diff swap = reload(config(kT100 + kT200 + kT300), config(kT100 + "  - {vni: 200, guarantee_gbps: 2, vlan: 30}\n"
+                                                                          "  - {vni: 300, guarantee_gbps: 4, vlan: 20}\n"));
+  ASSERT_EQ(swap.error, "");
+  ASSERT_EQ(swap.d.tenants_retagged.size(), 2u);
+  EXPECT_EQ(swap.d.tenants_retagged[0].running, 1u);
+  EXPECT_EQ(swap.d.tenants_retagged[0].vlan, 30u);
+  EXPECT_EQ(swap.d.tenants_retagged[1].running, 2u);
+  EXPECT_EQ(swap.d.tenants_retagged[1].vlan, 20u);
+  ASSERT_EQ(swap.d.tenants.size(), 1u);
+  EXPECT_EQ(swap.d.tenants[0].vni, 300u);
+  // Two tenants with one VLAN in the file: the file's own error, nothing diffed.
+  const Diff dup = reload(config(kT100 + kT200 + kT300), config(kT100 + kT200 + "  - {vni: 300, guarantee_gbps: 3, vlan: 20}\n"));
+  EXPECT_NE(dup.error.find("tenants[2].vlan: VLAN 20 already names tenant 200"), std::string::npos) << dup.error;
+  EXPECT_TRUE(dup.d.empty());
 }
 
 TEST(ReloadTenants, QinQTenantsComeAndGo) {
