@@ -9,6 +9,8 @@
 //     tenant's guarantee 2 -> 3 Gb/s (the host's change takes every pair
 //     to it first, so a2 leaves with none of its own), tenant 200 (VLAN 20)
 //     added with local VM e1 and remote VM f1 (pipeline/tenants.hpp);
+//     then a reload to the third file: tenant 200 re-tagged VLAN 20 -> 21,
+//     e1 changed with it (its pairs start over);
 //  3. /ufab/tenant_set, /ufab/tenant_class (a class, then auto),
 //     /ufab/path_drain and /ufab/path_undrain of hB's second path;
 //  4. /ufab/pairs and /ufab/stats read, the stats balanced (rx + generated =
@@ -17,7 +19,7 @@
 //     removed);
 //  6. /ufab/port_remove,2 detaches it.
 // Meanwhile the VM port carries a1's and a2's frames to b1, b2 and b3, a1's
-// to a2 (switched locally) and a stranger's; the fabric port data for a1,
+// to a2 (switched locally), e1's tagged 20 and 21, and a stranger's; the fabric port data for a1,
 // a2 and a3, probes for a1 and a3, a response to a1 -> b1 and a finish-ack
 // to a1 -> b2. Frames for VMs and pairs that are not there at the moment
 // are counted under their reasons (tenant 200's tagged frames unknown_vlan
@@ -116,6 +118,13 @@ remote_vms:
 )";
 }
 
+// The third: the second with tenant 200 on VLAN 21 (re-tagged).
+std::string third_file() {
+  std::string f = second_file();
+  f.replace(f.find("vlan: 20}"), 9, "vlan: 21}");
+  return f;
+}
+
 bool has(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
 
 size_t count(const std::string& s, const std::string& needle) {
@@ -171,6 +180,7 @@ int main(int argc, char** argv) {
   }
   vm_in.push_back(vm_frame(kA1, kA2, 4000, 64, 1));        // local switching while a2 is here
   vm_in.push_back(tagged(vm_frame(kE1, kF1, 4002, 64, 3), 20));  // tenant 200's, while it is here
+  vm_in.push_back(tagged(vm_frame(kE1, kF1, 4003, 64, 4), 21));  // and once it is re-tagged
   vm_in.push_back(vm_frame(kStranger, kB1, 4001, 64, 2));  // no VM has this address
   const std::vector<Frame> fab_in = {
       ufab_frame(kHostB, 100, pair_id(2, 1), route({0}), wire::kNextData, vm_frame(kB1, kA1, 2000, 64, 3)),
@@ -216,6 +226,12 @@ int main(int argc, char** argv) {
                     has(there, "tenant 200 added: guarantee_gbps 1, weight_class 0 (from its guarantee), vlan 20") &&
                     has(there, "local VM e1 added (port 0, worker "),
                 "round %d: reload to the second file: %s", r, there.c_str());
+    write_text(dir + "/edge.yaml", third_file());
+    const std::string retag = telemetry(prefix, "/ufab/reload");
+    ITEST_CHECK(has(retag, "\"ok\":1") && has(retag, "tenant 200 re-tagged: vlan 20 -> vlan 21") &&
+                    has(retag, "local VM e1 changed (tags vlan 20 -> vlan 21): ") &&
+                    has(retag, "local VM e1 re-added (port 0, worker ") && !has(retag, "tenant 100"),
+                "round %d: reload re-tagging tenant 200: %s", r, retag.c_str());
 
     const std::string set = telemetry(prefix, "/ufab/tenant_set,100,4");
     const std::string cls = telemetry(prefix, "/ufab/tenant_class,100,5");
