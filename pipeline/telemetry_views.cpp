@@ -10,6 +10,7 @@
 
 #include "edge/dpdk/port.hpp"
 #include "pipeline/entries.hpp"
+#include "pipeline/reload.hpp"
 #include "pipeline/telemetry_fill.hpp"
 
 namespace ufab::pipeline::tel {
@@ -159,6 +160,7 @@ void fill_tenants(Edge& e, rte_tel_data* d) {
     rte_tel_data_start_dict(c);
     const double g = e.control.guarantee_bps[t];
     rte_tel_data_add_dict_u64(c, "vni", tc.vni);
+    rte_tel_data_add_dict_string(c, "tags", tags_text(tc.svlan, tc.vlan).c_str());
     add_real(c, "guarantee_gbps", g / 1e9);
     add_real(c, "tokens_per_vm", g / 8.0 / cfg.params.unit_bw_Bps);
     rte_tel_data_add_dict_u64(c, "weight_class", cls[t]);

@@ -232,6 +232,9 @@ int main(int argc, char** argv) {
                     has(retag, "local VM e1 changed (tags vlan 20 -> vlan 21): ") &&
                     has(retag, "local VM e1 re-added (port 0, worker ") && !has(retag, "tenant 100"),
                 "round %d: reload re-tagging tenant 200: %s", r, retag.c_str());
+    const std::string tenants = telemetry(prefix, "/ufab/tenants");
+    ITEST_CHECK(has(tenants, "\"vni\":200,\"tags\":\"vlan 21\"") && has(tenants, "\"vni\":100,\"tags\":\"untagged\""),
+                "round %d: /ufab/tenants after the re-tag: %.400s", r, tenants.c_str());
 
     const std::string set = telemetry(prefix, "/ufab/tenant_set,100,4");
     const std::string cls = telemetry(prefix, "/ufab/tenant_class,100,5");

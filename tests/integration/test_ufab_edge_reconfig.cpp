@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
   r = ask("/ufab/tenant_set,-4294967196,7");  // strtoul wraps it; cut to 32 bits: 100
   ITEST_CHECK(has(r, "\"ok\":0") && has(r, "is not a number"), "tenant_set negative VNI: %s", r.c_str());
   r = ask("/ufab/tenants");
-  ITEST_CHECK(has(r, "\"tenant100\":{\"vni\":100,\"guarantee_gbps\":\"5\",\"tokens_per_vm\":\"5\""), "tenants: %s", r.c_str());
+  ITEST_CHECK(has(r, "\"tenant100\":{\"vni\":100,\"tags\":\"untagged\",\"guarantee_gbps\":\"5\",\"tokens_per_vm\":\"5\""), "tenants: %s", r.c_str());
   balanced("tenant_set");
   assigned("5", "tenant_set");
 
@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
     return t;
   };
   r = tenant100("1", "config", "classes at start");
-  ITEST_CHECK(has(r, "\"tenant200\":{\"vni\":200,\"guarantee_gbps\":\"1\",\"tokens_per_vm\":\"1\",\"weight_class\":0,"
+  ITEST_CHECK(has(r, "\"tenant200\":{\"vni\":200,\"tags\":\"untagged\",\"guarantee_gbps\":\"1\",\"tokens_per_vm\":\"1\",\"weight_class\":0,"
                      "\"class_weight\":1,\"weight_class_from\":\"guarantee\",\"weight_error\":\"0\""),
               "tenant 200 from its guarantee: %s", r.c_str());
   r = ask("/ufab/tenant_class,100,4");

@@ -131,8 +131,9 @@ class RealEdge(unittest.TestCase):
         self.assertNotIn("weight_error", t[100])
         rc, out, _ = ufabctl(*self.p, "tenants")
         self.assertEqual(rc, 0)
-        self.assertRegex(out, r"(?m)^vni\s+guarantee_gbps\s+tokens_per_vm\s+class\s+weight\s+pairs\s+active\s+backlog_B$")
-        self.assertRegex(out, r"(?m)^100\s+2\s+2\s+1\s+2\s+72\s")  # class 1: weight 2
+        self.assertEqual((t[100]["tags"], t[200]["tags"]), ("untagged", "untagged"))
+        self.assertRegex(out, r"(?m)^vni\s+tags\s+guarantee_gbps\s+tokens_per_vm\s+class\s+weight\s+pairs\s+active\s+backlog_B$")
+        self.assertRegex(out, r"(?m)^100\s+-\s+2\s+2\s+1\s+2\s+72\s")  # untagged; class 1: weight 2
 
     def test_paths(self):
         p = self.ctl_json("paths")
@@ -230,7 +231,7 @@ class RealEdge(unittest.TestCase):
         self.ctl_json("tenant-set", "200", "3")
         rc, out, _ = ufabctl(*self.p, "tenants")
         self.assertEqual(rc, 0)
-        self.assertRegex(out, r"(?m)^200\s+3\s+3\s+2 auto \(\+33\.3%\)\s+4\s+2\s")
+        self.assertRegex(out, r"(?m)^200\s+-\s+3\s+3\s+2 auto \(\+33\.3%\)\s+4\s+2\s")
         rc, _, err = ufabctl(*self.p, "tenant-class", "999", "1")
         self.assertEqual(rc, 1)
         self.assertIn("no tenant with vni 999", err)
@@ -422,6 +423,17 @@ class FakeSocketFormats(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertEqual(sorted(v["index"] for v in json.loads(out).values()), list(range(40)))
         self.assertEqual([r for r in f.received if r != "/"], ["/ufab/pairs,0", "/ufab/pairs,32", "/ufab/pairs,40"])
+
+    def test_tenants_tags_one_cell(self):
+        t = {"tenant100": {"vni": 100, "tags": "untagged", "guarantee_gbps": "1", "pairs": 1},
+             "tenant300": {"vni": 300, "tags": "vlan 31", "guarantee_gbps": "2", "pairs": 2},
+             "tenant400": {"vni": 400, "tags": "qinq [4, 40]", "guarantee_gbps": "1", "pairs": 0}}
+        _, p = self.fake({"/ufab/tenants": t})
+        rc, out, _ = ufabctl(*p, "tenants")
+        self.assertEqual(rc, 0)
+        self.assertRegex(out, r"(?m)^100\s+-\s+1\s")
+        self.assertRegex(out, r"(?m)^300\s+vlan:31\s+2\s")
+        self.assertRegex(out, r"(?m)^400\s+qinq:4,40\s+1\s")
 
     def test_workers_table_and_json(self):
         w = {"worker0": {"lcore": 1, "pairs": 40, "rx": 100, "tx": 90, "queued": 10, "busy": "0.25"}}
