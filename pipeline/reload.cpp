@@ -276,7 +276,8 @@ std::string diff_config(const edge::EdgeConfig& cfg, const std::string& running_
     }
     const size_t t = static_cast<size_t>(run - cfg.tenants.data());
     kept[t] = 1;
-    if (run->vlan != n.vlan || run->svlan != n.svlan) d.tenants_retagged.push_back(TenantRetag{static_cast<uint32_t>(t), n.vlan, n.svlan});
+    if (run->vlan != n.vlan || run->svlan != n.svlan)
+      d.tenants_retagged.push_back(TenantRetag{static_cast<uint32_t>(t), n.vlan, n.svlan});
     const int cls = n.weight_from_guarantee ? TenantChange::kFromGuarantee : static_cast<int>(n.weight_class);
     if (n.guarantee_bps != live_bps[t] || cls != live_class[t])
       d.tenants.push_back(TenantChange{n.vni, live_bps[t], n.guarantee_bps, live_class[t], cls});
