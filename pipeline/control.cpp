@@ -251,7 +251,7 @@ Control::ReloadResult Control::reload(Nanos now) {
   const size_t vm_lines = r.changes.size();
   if (r.error.empty()) {
     r.error = apply_vms(e_, diff, now, r.changes);
-    if (!r.error.empty()) remove_tenants(e_, added, nullptr);
+    if (!r.error.empty()) undo_added_tenants(e_, added);
   }
   if (r.error.empty() && !diff.tenants_retagged.empty()) {
     // Re-tagged tenants' tags move once their VMs changed (tenants.hpp);

@@ -99,6 +99,16 @@ void retag_tenants(Edge& e, const std::vector<TenantRetag>& which, std::vector<s
   }
 }
 
+void undo_added_tenants(Edge& e, const std::vector<uint32_t>& added) {
+  remove_tenants(e, added, nullptr);
+  // An added tenant may have taken the tags of a running one the refused
+  // file removes or re-tags, and taking them out cleared them: every live
+  // tenant's tags in again (they are distinct among live tenants).
+  edge::EdgeConfig& c = e.live_cfg();
+  for (uint32_t i = 0; i < c.tenants.size(); ++i)
+    if (!c.tenants[i].removed) map_tags(c, i);
+}
+
 void remove_tenants(Edge& e, const std::vector<uint32_t>& which, std::vector<std::string>* out) {
   edge::EdgeConfig& c = e.live_cfg();
   for (const uint32_t i : which) {

@@ -33,7 +33,9 @@
 //
 // The room (entries) is checked before anything is applied; a tenant added
 // by a reload that is then refused (apply_vms: room for VMs or pairs) is
-// taken out again, so the reload applies nothing.
+// taken out again, and the running tenants' tags put back (an added tenant
+// may have taken the tags of one the file removes or re-tags), so the
+// reload applies nothing.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +57,10 @@ std::string add_tenants(Edge& e, const ReloadDiff& d, std::vector<uint32_t>& mad
 // Moves re-tagged tenants' tags (after the reload's VMs are applied).
 // `out` gets one line per tenant: "tenant 300 re-tagged: vlan 30 -> vlan 31".
 void retag_tenants(Edge& e, const std::vector<TenantRetag>& which, std::vector<std::string>& out);
+
+// A refused reload: takes the tenants add_tenants made out again and puts
+// back the tags of the running tenants (one of those may have taken them).
+void undo_added_tenants(Edge& e, const std::vector<uint32_t>& added);
 
 // Takes tenants out (their VMs gone): the VLAN map, the entry, Alg. 1's
 // inputs. `out` (may be null) gets one line per tenant.
