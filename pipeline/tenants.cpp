@@ -10,26 +10,27 @@ namespace ufab::pipeline {
 
 namespace {
 
-// Entry i's tags into the VLAN or QinQ map (the workers read them without a lock).
-void map_tags(edge::EdgeConfig& c, uint32_t i) {
-  const edge::TenantCfg& t = c.tenants[i];
-  if (t.svlan != 0)
-    c.tenant_of_qinq.insert(t.svlan, t.vlan, i);  // sized for every tenant entry: not full
-  else if (t.vlan != 0)
-    __atomic_store_n(&c.tenant_of_vlan[t.vlan], static_cast<int32_t>(i), __ATOMIC_RELEASE);
+// Tags (svlan, vlan) into the VLAN or QinQ map for entry i (the workers
+// read them without a lock).
+void map_tags(edge::EdgeConfig& c, uint32_t i, uint16_t svlan, uint16_t vlan) {
+  if (svlan != 0)
+    c.tenant_of_qinq.insert(svlan, vlan, i);  // sized for every tenant entry: not full
+  else if (vlan != 0)
+    __atomic_store_n(&c.tenant_of_vlan[vlan], static_cast<int32_t>(i), __ATOMIC_RELEASE);
 }
+void map_tags(edge::EdgeConfig& c, uint32_t i) { map_tags(c, i, c.tenants[i].svlan, c.tenants[i].vlan); }
 
-// Entry i's tags out of the map, unless another tenant took them already
-// (one this reload added or re-tagged).
-void unmap_tags(edge::EdgeConfig& c, uint32_t i) {
-  const edge::TenantCfg& t = c.tenants[i];
-  if (t.svlan != 0) {
-    c.tenant_of_qinq.erase(t.svlan, t.vlan, i);
-  } else if (t.vlan != 0) {
+// Tags (svlan, vlan) out of the map, unless another entry than i has
+// them by now (a tenant this reload added or re-tagged).
+void unmap_tags(edge::EdgeConfig& c, uint32_t i, uint16_t svlan, uint16_t vlan) {
+  if (svlan != 0) {
+    c.tenant_of_qinq.erase(svlan, vlan, i);
+  } else if (vlan != 0) {
     int32_t mine = static_cast<int32_t>(i);
-    __atomic_compare_exchange_n(&c.tenant_of_vlan[t.vlan], &mine, -1, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+    __atomic_compare_exchange_n(&c.tenant_of_vlan[vlan], &mine, -1, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
   }
 }
+void unmap_tags(edge::EdgeConfig& c, uint32_t i) { unmap_tags(c, i, c.tenants[i].svlan, c.tenants[i].vlan); }
 
 }  // namespace
 
@@ -85,7 +86,10 @@ std::string add_tenants(Edge& e, const ReloadDiff& d, std::vector<uint32_t>& mad
 
 void retag_tenants(Edge& e, const std::vector<TenantRetag>& which, std::vector<std::string>& out) {
   edge::EdgeConfig& c = e.live_cfg();
-  // Every old tag out first, so that two tenants may swap theirs.
+  // Every new tag in first (it may be another's old one: two tenants swap),
+  // then the old ones out where they still name their tenant: no tag in
+  // either set is unmapped at any moment.
+  for (const TenantRetag& r : which) map_tags(c, r.running, r.svlan, r.vlan);
   for (const TenantRetag& r : which) unmap_tags(c, r.running);
   for (const TenantRetag& r : which) {
     edge::TenantCfg& t = c.tenants[r.running];
@@ -93,20 +97,23 @@ void retag_tenants(Edge& e, const std::vector<TenantRetag>& which, std::vector<s
                              tags_text(r.svlan, r.vlan);
     t.vlan = r.vlan;
     t.svlan = r.svlan;
-    map_tags(c, r.running);
     out.push_back(line);
     UFAB_LOG(NOTICE, "%s", line.c_str());
   }
 }
 
 void undo_added_tenants(Edge& e, const std::vector<uint32_t>& added) {
-  remove_tenants(e, added, nullptr);
   // An added tenant may have taken the tags of a running one the refused
-  // file removes or re-tags, and taking them out cleared them: every live
-  // tenant's tags in again (they are distinct among live tenants).
+  // file removes or re-tags: the running tenants' tags go back in first
+  // (they are distinct among them), so that taking the added ones out
+  // (which clears only tags that still name them) never leaves such a tag
+  // unmapped, not even for a moment.
   edge::EdgeConfig& c = e.live_cfg();
+  std::vector<uint8_t> undone(c.tenants.size(), 0);
+  for (const uint32_t i : added) undone[i] = 1;
   for (uint32_t i = 0; i < c.tenants.size(); ++i)
-    if (!c.tenants[i].removed) map_tags(c, i);
+    if (!c.tenants[i].removed && !undone[i]) map_tags(c, i);
+  remove_tenants(e, added, nullptr);
 }
 
 void remove_tenants(Edge& e, const std::vector<uint32_t>& which, std::vector<std::string>* out) {

@@ -26,10 +26,10 @@
 //    each of them is changed by the same reload (removed, then added anew
 //    with the new tags: its pairs start over, its queued frames are
 //    pair_removed; reload.cpp's diff_local). Once they are, the tag maps
-//    move: every re-tagged tenant's old tags out (unless a tenant this
-//    reload added took them), then its new ones in, so two tenants may
-//    swap tags. Until then frames with the new tags are unknown_vlan, and
-//    frames with the old ones classify as before.
+//    move: every re-tagged tenant's new tags in, then its old ones out
+//    where they still name it, so two tenants may swap tags and no tag is
+//    ever unmapped in between. Until then frames with the new tags are
+//    unknown_vlan, and frames with the old ones classify as before.
 //
 // The room (entries) is checked before anything is applied; a tenant added
 // by a reload that is then refused (apply_vms: room for VMs or pairs) is
