@@ -10,6 +10,7 @@ namespace ufab::itest {
 struct RunResult {
   bool timed_out = false;
   int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;      // the signal that killed it (0: it exited)
 };
 
 // fork + exec with stdout/stderr redirected; returns the child's pid.

@@ -220,9 +220,12 @@ int main(int argc, char** argv) {
   for (const std::string& p : vms.prefixes()) remove_dpdk_runtime(p);
   const std::string out_a = read_file(dir + "/a.out"), out_b = read_file(dir + "/b.out");
   std::printf("edge A:\n%sedge B:\n%s", out_a.c_str(), out_b.c_str());
-  ITEST_CHECK(!ra.timed_out && ra.exit_code == 0, "edge A failed (timed out %d, exit %d)", ra.timed_out, ra.exit_code);
-  ITEST_CHECK(!rb.timed_out && rb.exit_code == 0, "edge B failed (timed out %d, exit %d)", rb.timed_out, rb.exit_code);
-  ITEST_CHECK(!rc2.timed_out && rc2.exit_code == 0, "core 2 failed (timed out %d, exit %d)", rc2.timed_out, rc2.exit_code);
+  ITEST_CHECK(!ra.timed_out && ra.exit_code == 0, "edge A failed (timed out %d, exit %d, signal %d)", ra.timed_out,
+              ra.exit_code, ra.signal);
+  ITEST_CHECK(!rb.timed_out && rb.exit_code == 0, "edge B failed (timed out %d, exit %d, signal %d)", rb.timed_out,
+              rb.exit_code, rb.signal);
+  ITEST_CHECK(!rc2.timed_out && rc2.exit_code == 0, "core 2 failed (timed out %d, exit %d, signal %d)", rc2.timed_out,
+              rc2.exit_code, rc2.signal);
   auto fa = parse_line(out_a, "ufab-edge final "), fb = parse_line(out_b, "ufab-edge final ");
   ITEST_CHECK(fa["conserved"] == 1 && fa["queued"] == 0 && fa["encap"] == kBefore + kAfter,
               "edge A: conserved, a1's %zu frames sent", kBefore + kAfter);
