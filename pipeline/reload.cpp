@@ -173,8 +173,8 @@ void diff_local(const edge::EdgeConfig& running, const edge::EdgeConfig& next, c
       running.vms, next.vms,
       [](const edge::VmCfg& a, const edge::VmCfg& b) {
         std::string f = vm_fields(a, b, "port", std::to_string(a.port), std::to_string(b.port));
-        const std::string from = tags_text(a.svlan, a.vlan), to = tags_text(b.svlan, b.vlan);
-        if (from != to) f += (f.empty() ? "tags " : ", tags ") + from + " -> " + to;  // its tenant re-tagged
+        if (a.vlan != b.vlan || a.svlan != b.svlan)  // its tenant re-tagged
+          f += (f.empty() ? "tags " : ", tags ") + tags_text(a.svlan, a.vlan) + " -> " + tags_text(b.svlan, b.vlan);
         return f;
       },
       [&](size_t i) { return next.vms[i]; }, &vm_at, d.local_vms);

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "pipeline/stages.hpp"
+#include "pipeline/vlan.hpp"
 #include "probe/wire.hpp"
 #include "tests/integration/check.hpp"
 #include "tests/integration/edge_common.hpp"
@@ -145,14 +146,6 @@ Frame with_tags(const Frame& f, Tags t) {
   return t.vlan != 0 ? tagged(f, t.vlan) : f;
 }
 
-// The tags after a received frame's MACs (none, 802.1Q, or QinQ).
-Tags tags_of(const Frame& f) {
-  if (f.size() >= 22 && f[12] == 0x88 && f[13] == 0xa8 && f[16] == 0x81 && f[17] == 0x00)
-    return {static_cast<uint16_t>((f[14] << 8 | f[15]) & 0x0fff), static_cast<uint16_t>((f[18] << 8 | f[19]) & 0x0fff)};
-  if (f.size() >= 18 && f[12] == 0x81 && f[13] == 0x00) return {0, static_cast<uint16_t>((f[14] << 8 | f[15]) & 0x0fff)};
-  return {};
-}
-
 // (VNI, pair id) of every data frame that left on the fabric.
 std::multiset<std::pair<uint32_t, uint32_t>> fabric_data(const std::vector<rte_mbuf*>& ms) {
   std::multiset<std::pair<uint32_t, uint32_t>> out;
@@ -230,15 +223,15 @@ void run(const std::string& dir, uint32_t seed, int steps, Tally& tally) {
     }
 
     // The tenants and their tags, against the model.
-    std::string live, want;
-    for (const edge::TenantCfg& t : e.cfg.tenants)
-      if (!t.removed) live += std::to_string(t.vni) + " ";
-    std::vector<uint32_t> vnis;
+    std::string live;
+    std::vector<uint32_t> vnis, live_vnis;
     for (const Tenant& t : applied.tenants) vnis.push_back(t.vni);
-    std::sort(vnis.begin(), vnis.end());
-    std::vector<uint32_t> live_vnis;
     for (const edge::TenantCfg& t : e.cfg.tenants)
-      if (!t.removed) live_vnis.push_back(t.vni);
+      if (!t.removed) {
+        live_vnis.push_back(t.vni);
+        live += std::to_string(t.vni) + " ";
+      }
+    std::sort(vnis.begin(), vnis.end());
     std::sort(live_vnis.begin(), live_vnis.end());
     ITEST_CHECK(live_vnis == vnis, "seed %u step %d: live tenants %s", seed, step, live.c_str());
     for (const Tags& tag : kTagPool) {
@@ -282,7 +275,10 @@ void run(const std::string& dir, uint32_t seed, int steps, Tally& tally) {
     now += 10'000;
     out0.drain();
     size_t right_tags = 0;
-    for (size_t i = 0; i < out0.got.size() && i < want_tags.size(); ++i) right_tags += tags_of(out0.got[i]) == want_tags[i];
+    for (size_t i = 0; i < out0.got.size() && i < want_tags.size(); ++i) {
+      const pipeline::VlanTags t = pipeline::read_tags(out0.got[i].data(), static_cast<uint32_t>(out0.got[i].size()));
+      right_tags += Tags{t.svlan, t.vlan} == want_tags[i];
+    }
     ITEST_CHECK(out0.got.size() == fab_in.size() && right_tags == fab_in.size(),
                 "seed %u step %d: %zu frames delivered to port 0 (%zu with their tenant's tags), want %zu", seed, step,
                 out0.got.size(), right_tags, fab_in.size());
