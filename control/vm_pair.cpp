@@ -316,6 +316,7 @@ void VmPair::join(int path, Nanos now, bool after_migration) {
 void VmPair::start_finish(int path, Nanos now) {
   Path& p = paths_[static_cast<size_t>(path)];
   p.finish.start(now, T_, p.n_hop);
+  if (p.unreachable && p.finish.abandon()) ++c_.finish_abandoned;  // nothing to send it on
   note_message(static_cast<size_t>(path));
   p.registered = false;
 }
@@ -538,6 +539,16 @@ void VmPair::set_path_drained(size_t path, bool drained) {
     migrating_ = true;
     migrate_violation_ = false;  // not a violation: the host gate does not apply
     start_queries(false);
+  }
+}
+
+void VmPair::set_path_unreachable(size_t path, bool unreachable) {
+  if (path >= n_paths_) return;
+  Path& p = paths_[path];
+  p.unreachable = unreachable;
+  if (unreachable && p.finish.abandon()) {
+    ++c_.finish_abandoned;
+    note_message(path);
   }
 }
 

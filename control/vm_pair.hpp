@@ -52,7 +52,7 @@ class alignas(64) VmPair {
   struct Counters {
     uint64_t probes = 0, queries = 0, finishes = 0;
     uint64_t responses = 0, stale = 0, probe_losses = 0, query_losses = 0;
-    uint64_t finish_acked = 0, finish_gave_up = 0, failures = 0;
+    uint64_t finish_acked = 0, finish_gave_up = 0, finish_abandoned = 0, failures = 0;
     uint64_t migrations_violation = 0, migrations_better = 0, migrations_refused = 0;
     uint64_t restarts = 0, unqualified_joins = 0;
   };
@@ -193,6 +193,14 @@ class alignas(64) VmPair {
   // gate: the operator asked for it). Undraining makes it a candidate again.
   void set_path_drained(size_t path, bool drained);
   bool path_drained(size_t path) const { return paths_[path].drained; }
+  // The path cannot be reached (the edge's uplink for it lost its link;
+  // the edge drains it too): a finish pending on it, or started on it while
+  // it is unreachable (leaving it, going idle, the stop), is abandoned at
+  // once (FinishTracker::abandon, counted as finish_abandoned) instead of
+  // being sent into a dead link and retried for up to 1 + finish_max_retries
+  // timeouts. The switches behind it release the pair by aging (§4.2).
+  void set_path_unreachable(size_t path, bool unreachable);
+  bool path_unreachable(size_t path) const { return paths_[path].unreachable; }
   // Finish now (§3.6) as an idle pair would: the switches subtract the pair.
   // Only an active pair sends a finish; any pair forgets the data that
   // arrived while it was not sending (on_data_arrived), so it does not join
@@ -287,6 +295,7 @@ class alignas(64) VmPair {
     uint8_t n_hop = 0;
     bool known = false, failed = false;
     bool drained = false;     // operator drain (set_path_drained)
+    bool unreachable = false;  // its uplink is down (set_path_unreachable)
     bool counted = false;     // the last telemetry includes our token (a probe, not a query)
     bool registered = false;  // a probe since the last join was answered (no kMsgNewPair)
     uint32_t sent_seq = 0;          // pacer seq of the outstanding probe

@@ -98,9 +98,9 @@ class Control {
   double add_vm(size_t v);
 
  private:
-  // Host h's paths on uplink `port` that the operator did not drain, as a
-  // bit mask per host (paths <= 8), for follow_uplinks.
-  std::vector<uint8_t> paths_on(uint16_t port) const;
+  // Host h's paths on uplink `port` (those the operator drained only if
+  // with_drained), as a bit mask per host (paths <= 8), for follow_uplinks.
+  std::vector<uint8_t> paths_on(uint16_t port, bool with_drained) const;
   // By port id: follow_uplinks has read the uplink's link once (a link
   // down at start-up drains its paths, but is no failover).
   std::vector<uint8_t> uplink_seen_;

@@ -90,10 +90,13 @@ void make_pairs(Edge& e, EdgeState& s, const std::vector<NewPair>& made, std::ve
     slot_of[i] = p;
     if (p == EdgeState::kNoSlot) continue;
     // A path drained now (set_drained), or on an uplink that is down
-    // (uplinks.cpp), is drained for the new pair too.
+    // (uplinks.cpp), is drained for the new pair too; one on a down uplink
+    // is unreachable as well (no finish is sent on it).
     const uint32_t h = s.meta[p].host;
-    for (size_t k = 0; k < e.control.drained[h].size(); ++k)
+    for (size_t k = 0; k < e.control.drained[h].size(); ++k) {
       if (e.control.path_unusable(h, k)) s.pairs[p].set_path_drained(k, true);
+      if (e.control.uplink_is_down(e.cfg.hosts[h].paths[k].port)) s.pairs[p].set_path_unreachable(k, true);
+    }
   }
 }
 

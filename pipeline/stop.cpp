@@ -43,19 +43,22 @@ bool StopSequence::step(Edge& e, Nanos now) {
       return false;
     }
     case Phase::finishing: {
-      uint64_t pending = 0, acked = 0, gave_up = 0;
+      uint64_t pending = 0, acked = 0, gave_up = 0, abandoned = 0;
       e.on_workers([&](EdgeState& s) {
         for (const VmPair& p : s.pairs) {
           pending += p.finish_pending();
           acked += p.counters().finish_acked;
           gave_up += p.counters().finish_gave_up;
+          abandoned += p.counters().finish_abandoned;
         }
       });
       if (pending != 0 && now < deadline_) return false;
       // gave_up: a finish retried 1 + finish_max_retries times without every
-      // hop's ack (the switches' aging removes the pair, §4.2).
-      std::printf("ufab-edge stop: finish %s (finish_acks=%" PRIu64 " gave_up=%" PRIu64 " pending=%" PRIu64 ")\n",
-                  pending == 0 ? "done" : "timed out", acked, gave_up, pending);
+      // hop's ack; abandoned: a finish on a path whose uplink is down, never
+      // sent (the switches' aging removes the pair, §4.2).
+      std::printf("ufab-edge stop: finish %s (finish_acks=%" PRIu64 " gave_up=%" PRIu64 " abandoned=%" PRIu64
+                  " pending=%" PRIu64 ")\n",
+                  pending == 0 ? "done" : "timed out", acked, gave_up, abandoned, pending);
       std::fflush(stdout);
       e.phase.store(Phase::exit, std::memory_order_release);
       return true;

@@ -239,6 +239,8 @@ static void pair_fields(const EdgeState& s, uint32_t p, rte_tel_data* c, Nanos n
   rte_tel_data_add_dict_u64(c, "probe_losses", vp.counters().probe_losses);
   rte_tel_data_add_dict_u64(c, "finishes", vp.counters().finishes);
   rte_tel_data_add_dict_u64(c, "finish_acked", vp.counters().finish_acked);
+  rte_tel_data_add_dict_u64(c, "finish_gave_up", vp.counters().finish_gave_up);
+  rte_tel_data_add_dict_u64(c, "finish_abandoned", vp.counters().finish_abandoned);
   rte_tel_data_add_dict_u64(c, "migrations", vp.counters().migrations_violation + vp.counters().migrations_better);
 }
 

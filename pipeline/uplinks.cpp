@@ -9,8 +9,11 @@
 // queries its other paths and moves to a qualified one (§3.6's migration
 // after a failure notice), and no pair selects one. When the link comes
 // back they are candidates again, except those the operator drained.
-// A host's responses and finish-acks take one of its paths on an uplink
-// that is up while its reply path's uplink is down (any route to the host
+// A finish pending on such a path, or started on it while the link is
+// down (the pair leaving it, going idle, the edge's stop), is abandoned
+// (VmPair::set_path_unreachable): it could not leave, and its retries
+// would only hold up a stop. A host's responses and finish-acks take one of
+// its paths on an uplink that is up while its reply path's uplink is down (any route to the host
 // carries them: a response reflects the probe's records, not its route).
 // An edge with one uplink has nowhere else to go: nothing is drained there.
 #include <algorithm>
@@ -26,12 +29,13 @@ bool Control::path_unusable(size_t h, size_t k) const {
   return drained[h][k] || uplink_is_down(e_.cfg.hosts[h].paths[k].port);
 }
 
-std::vector<uint8_t> Control::paths_on(uint16_t port) const {
+std::vector<uint8_t> Control::paths_on(uint16_t port, bool with_drained) const {
   const edge::EdgeConfig& c = e_.cfg;
   std::vector<uint8_t> mask(c.hosts.size(), 0);
   for (size_t h = 0; h < c.hosts.size(); ++h)
     for (size_t k = 0; k < c.hosts[h].paths.size(); ++k)
-      if (c.hosts[h].paths[k].port == port && !drained[h][k]) mask[h] |= static_cast<uint8_t>(1u << k);
+      if (c.hosts[h].paths[k].port == port && (with_drained || !drained[h][k]))
+        mask[h] |= static_cast<uint8_t>(1u << k);
   return mask;
 }
 
@@ -80,7 +84,8 @@ void Control::follow_uplinks() {
     uplink_down[port] = down ? 1 : 0;
     changed = true;
     if (down && !first) ++uplink_failovers;
-    const std::vector<uint8_t> mask = paths_on(port);
+    const std::vector<uint8_t> mask = paths_on(port, false);  // the operator's drains stay as they are
+    const std::vector<uint8_t> on_port = paths_on(port, true);
     size_t paths = 0, stranded = 0;  // stranded: hosts with no usable path left (counted when down)
     for (size_t h = 0; h < c.hosts.size(); ++h) {
       if (mask[h] == 0 || c.hosts[h].removed) continue;
@@ -92,10 +97,12 @@ void Control::follow_uplinks() {
     }
     e_.on_workers([&](EdgeState& s) {
       for (uint32_t i = 0; i < s.pairs.size(); ++i) {
-        const uint8_t m = mask[s.meta[i].host];
-        if (m == 0) continue;
-        for (size_t k = 0; k < kMaxCandidatePaths; ++k)
+        const uint8_t m = mask[s.meta[i].host], all = on_port[s.meta[i].host];
+        if (all == 0) continue;
+        for (size_t k = 0; k < kMaxCandidatePaths; ++k) {
           if (m >> k & 1u) s.pairs[i].set_path_drained(k, down);
+          if (all >> k & 1u) s.pairs[i].set_path_unreachable(k, down);  // finishes on it abandoned
+        }
         s.wake(i);
       }
     });

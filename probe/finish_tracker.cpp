@@ -57,4 +57,11 @@ bool FinishTracker::check_give_up(Nanos now) {
   return true;
 }
 
+bool FinishTracker::abandon() {
+  if (state_ != FinishState::pending) return false;
+  state_ = FinishState::gave_up;
+  ++abandoned_;
+  return true;
+}
+
 }  // namespace ufab

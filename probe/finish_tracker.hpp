@@ -28,7 +28,7 @@ enum class FinishState : uint8_t {
   idle,     // nothing to finish
   pending,  // started; some hop has not acked yet
   done,     // every hop acked
-  gave_up,  // 1 + max_retries sends and still unacked hops
+  gave_up,  // 1 + max_retries sends and still unacked hops, or abandon()
 };
 
 class FinishTracker {
@@ -62,6 +62,11 @@ class FinishTracker {
   // hops still unacked: the state becomes gave_up.
   bool check_give_up(Nanos now);
 
+  // A pending finish that cannot reach its path any more (the edge's uplink
+  // for it lost its link): given up now, without waiting out its retries;
+  // the switches' aging removes the pair (§4.2). True if it was pending.
+  bool abandon();
+
   FinishState state() const { return state_; }
   uint16_t acked_mask() const { return acked_; }
   uint16_t full_mask() const { return full_; }
@@ -74,7 +79,8 @@ class FinishTracker {
   uint64_t retries() const { return retries_; }  // sends beyond the first of each finish
   uint64_t acks() const { return acks_; }        // acks of this finish's sends
   uint64_t ignored_acks() const { return ignored_; }  // acks from before start() or unknown
-  uint64_t gave_up() const { return gave_up_; }
+  uint64_t gave_up() const { return gave_up_; }      // retries exhausted (check_give_up)
+  uint64_t abandoned() const { return abandoned_; }  // abandon()
 
  private:
   uint32_t timeout_rtts_;
@@ -96,6 +102,7 @@ class FinishTracker {
   uint64_t acks_ = 0;
   uint64_t ignored_ = 0;
   uint64_t gave_up_ = 0;
+  uint64_t abandoned_ = 0;
 };
 
 }  // namespace ufab

@@ -16,15 +16,18 @@
 //     1 (on port 2), moves there once answered (a migration, not for a
 //     violation), and its next data leaves on port 2 with route [6].
 //     Meanwhile hB's responses (its reply path [7] is on port 1) leave by
-//     its path 1's route on port 2.
+//     its path 1's route on port 2. The finish the pair starts on path 0 is
+//     abandoned (path 0 unreachable): none leaves on port 1 while it is down.
 //  3. A reload adds b2 on hB, and host hD (reply path on port 1) with d1,
 //     while port 1 is down: a1 -> b2 starts with path 0 drained, and hD's
 //     responses leave by its path 1 ([10], port 2).
 //  4. Port 1 up: path 0 a candidate again in both pairs; a1 -> b1 stays on
 //     path 1 (nothing made it leave); hB's and hD's responses by their
 //     reply paths again.
-//  5. The operator drains hB's path 1: a1 -> b1 moves back to path 0. Port 2
-//     down (a second failover): hC's only path drained, hB's path 1 still.
+//  5. The operator drains hB's path 1: a1 -> b1 moves back to path 0 and
+//     sends a finish on path 1 (port 2, route [6]). Port 2 down (a second
+//     failover): that finish, still unacked, is abandoned; hC's only path
+//     drained, hB's path 1 still.
 //     The operator's undrain of hB's path 1 while port 2 is down leaves it
 //     drained in the pair. Port 2 up: hC's path usable again, hB's path 1
 //     drained only while the operator keeps it (undrained at last).
@@ -142,6 +145,7 @@ void two_uplinks(rte_mempool* pool, const std::string& dir) {
   Nanos now = 1'000'000'000;
   uint64_t sent = 0;
   Out on1, on2;
+  size_t finishes1 = 0, finishes2 = 0;  // finishes that left on port 1 / 2 (route [5] / [6])
   const auto flush = [&] {  // what left on each fabric port since the last call
     std::vector<Frame> f1;
     for (rte_mbuf* m : r.fabric_tx()) {
@@ -153,6 +157,8 @@ void two_uplinks(rte_mempool* pool, const std::string& dir) {
     on1 = parse(f1);
     on2 = parse(out2.got);
     sent += f1.size();
+    for (const auto& [m, label] : on1.control) finishes1 += m.type == wire::MsgType::finish && label == 5 ? 1 : 0;
+    for (const auto& [m, label] : on2.control) finishes2 += m.type == wire::MsgType::finish && label == 6 ? 1 : 0;
   };
   const auto step = [&] {  // the worker's timers, then its scheduler
     now += 200'000;  // 2 T: every pair with something due is polled
@@ -234,8 +240,12 @@ void two_uplinks(rte_mempool* pool, const std::string& dir) {
 
   // 2.
   ITEST_CHECK(e.control.set_drained("hB", "1", false, &h).empty(), "2: undrain");
+  flush();
+  const size_t finishes1_up = finishes1;
   rte_eth_dev_stop(1);
   follow();
+  ITEST_CHECK(p1.path_unreachable(0) && !p1.path_unreachable(1), "2: in the pair path 0 unreachable %d, path 1 %d",
+              p1.path_unreachable(0), p1.path_unreachable(1));
   ITEST_CHECK(e.control.uplink_down.size() > 2 && e.control.uplink_down[1] == 1 && e.control.uplink_down[2] == 0 &&
                   e.control.uplink_failovers == 1 && e.control.path_unusable(0, 0) && !e.control.path_unusable(0, 1) &&
                   !e.control.drained[0][0],
@@ -261,6 +271,9 @@ void two_uplinks(rte_mempool* pool, const std::string& dir) {
   flush();
   ITEST_CHECK(data_of(on2, 1u << 16 | 11, 6) == 2 && on1.data.empty(), "2: 2 data frames on port 2 route [6] (%zu, %zu)",
               data_of(on2, 1u << 16 | 11, 6), on1.data.size());
+  ITEST_CHECK(p1.counters().finish_abandoned == 1 && !p1.finish_pending() && p1.counters().finish_gave_up == 0,
+              "2: the finish on path 0 abandoned (%llu), none pending (%d)",
+              static_cast<unsigned long long>(p1.counters().finish_abandoned), p1.finish_pending());
   balanced("2");
 
   // 3.
@@ -272,12 +285,18 @@ void two_uplinks(rte_mempool* pool, const std::string& dir) {
   ITEST_CHECK(s.pairs[ab2].path_drained(0) && !s.pairs[ab2].path_drained(1), "3: a1 -> b2 path 0 drained %d, path 1 %d",
               s.pairs[ab2].path_drained(0), s.pairs[ab2].path_drained(1));
   answered(kHostD, 31, 2, 10, "3: host hD, added while port 1 is down: its probe");
+  ITEST_CHECK(s.pairs[ab2].path_unreachable(0) && !s.pairs[ab2].path_unreachable(1),
+              "3: a1 -> b2 path 0 unreachable %d, path 1 %d", s.pairs[ab2].path_unreachable(0),
+              s.pairs[ab2].path_unreachable(1));
+  step();
+  flush();
+  ITEST_CHECK(finishes1 == finishes1_up, "3: no finish left on port 1 while it was down (%zu)", finishes1 - finishes1_up);
 
   // 4.
   rte_eth_dev_start(1);
   follow();
   ITEST_CHECK(e.control.uplink_down[1] == 0 && e.control.uplink_failovers == 1 && !p1.path_drained(0) &&
-                  !s.pairs[ab2].path_drained(0),
+                  !s.pairs[ab2].path_drained(0) && !p1.path_unreachable(0) && !s.pairs[ab2].path_unreachable(0),
               "4: port 1 up: path 0 drained %d / %d", p1.path_drained(0), s.pairs[ab2].path_drained(0));
   step();
   step();
@@ -288,15 +307,25 @@ void two_uplinks(rte_mempool* pool, const std::string& dir) {
 
   // 5.
   ITEST_CHECK(e.control.set_drained("hB", "1", true, &h).empty(), "5: drain");
+  const size_t finishes2_before = finishes2;
   step();
   flush();
   answer_all("5");
   step();
   flush();
   ITEST_CHECK(p1.active_path() == 0, "5: a1 -> b1 back on path %d", p1.active_path());
+  step();  // 200 us: the finish's first retry is not due before 8 T (800 us)
+  flush();
+  ITEST_CHECK(finishes2 == finishes2_before + 1 && p1.finish_pending() && p1.counters().finish_abandoned == 1,
+              "5: the finish on path 1 left on port 2 (%zu), pending %d", finishes2 - finishes2_before,
+              p1.finish_pending());
   const uint32_t ac1 = r.pair(1, 21);
   rte_eth_dev_stop(2);
   follow();
+  ITEST_CHECK(p1.counters().finish_abandoned == 2 && !p1.finish_pending() && p1.path_unreachable(1) &&
+                  s.pairs[ac1].path_unreachable(0),
+              "5: port 2 down: the pending finish on path 1 abandoned (%llu), pending %d",
+              static_cast<unsigned long long>(p1.counters().finish_abandoned), p1.finish_pending());
   ITEST_CHECK(e.control.uplink_down[2] == 1 && e.control.uplink_failovers == 2 && s.pairs[ac1].path_drained(0) &&
                   p1.path_drained(1) && !p1.path_drained(0),
               "5: port 2 down: failovers %llu, hC path drained %d", static_cast<unsigned long long>(e.control.uplink_failovers),
@@ -307,7 +336,7 @@ void two_uplinks(rte_mempool* pool, const std::string& dir) {
   rte_eth_dev_start(2);
   follow();
   ITEST_CHECK(e.control.uplink_down[2] == 0 && !s.pairs[ac1].path_drained(0) && p1.path_drained(1) &&
-                  s.pairs[ab2].path_drained(1),
+                  s.pairs[ab2].path_drained(1) && !p1.path_unreachable(1) && !s.pairs[ac1].path_unreachable(0),
               "5: port 2 up: hC's path drained %d, hB's path 1 (the operator's) %d / %d", s.pairs[ac1].path_drained(0),
               p1.path_drained(1), s.pairs[ab2].path_drained(1));
   ITEST_CHECK(e.control.set_drained("hB", "1", false, &h).empty() && !p1.path_drained(1) && !s.pairs[ab2].path_drained(1),

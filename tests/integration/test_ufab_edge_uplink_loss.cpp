@@ -14,10 +14,12 @@
 //     0 answers uplink_down 1. a1 -> b migrates to path 1 (its migrations
 //     count 1): B lost core 1 too, and answers A's query on path 1 by its
 //     own path 1 (core 2) while its reply path's uplink is down (B logs
-//     it). a1's next 40 frames reach b over core 2 (A's port 2), none over
-//     port 1.
+//     it). The finish it starts on path 0 is abandoned (finish_abandoned
+//     1 in /ufab/pair). a1's next 40 frames reach b over core 2 (A's port
+//     2), none over port 1.
 //  3. b got all 70 frames unchanged, in order; both edges conserve every
-//     frame and exit 0.
+//     frame and exit 0; A's stop reports its finish on path 1 acked and
+//     the one on path 0 abandoned.
 //
 // argv[1]: ufab-edge, argv[2]: ufab-core, argv[3]: ufab-vmgen (empty when not
 // built: exit 77).
@@ -193,6 +195,11 @@ int main(int argc, char** argv) {
                   paths.find("labels=1 port=1 uplink_down=1\"") != std::string::npos &&
                   paths.find("labels=1 port=2 uplink_down=0\"") != std::string::npos,
               "2: /ufab/paths: %s", paths.c_str());
+  // The finish a1 -> b started on path 0 when it left it could not leave
+  // (port 1's link is down): abandoned, not retried into the dead link.
+  const std::string pair0 = telemetry(pa, "/ufab/pair,0");
+  ITEST_CHECK(json_number(pair0, "finish_abandoned") == 1 && json_number(pair0, "finish_gave_up") == 0,
+              "2: a1 -> b's finish on path 0 abandoned: %s", pair0.c_str());
   const std::string undrain0 = telemetry(pa, "/ufab/path_undrain,hB,0");
   ITEST_CHECK(undrain0.find("\"ok\":1") != std::string::npos && undrain0.find("\"uplink_down\":1") != std::string::npos,
               "2: undraining path 0: %s", undrain0.c_str());
@@ -226,6 +233,9 @@ int main(int argc, char** argv) {
               rb.exit_code, rb.signal);
   ITEST_CHECK(!rc2.timed_out && rc2.exit_code == 0, "core 2 failed (timed out %d, exit %d, signal %d)", rc2.timed_out,
               rc2.exit_code, rc2.signal);
+  ITEST_CHECK(out_a.find("ufab-edge stop: finish done (") != std::string::npos &&
+                  out_a.find(" abandoned=1 pending=0)") != std::string::npos,
+              "edge A's stop: the finish on path 1 acked, the one on path 0 abandoned");
   auto fa = parse_line(out_a, "ufab-edge final "), fb = parse_line(out_b, "ufab-edge final ");
   ITEST_CHECK(fa["conserved"] == 1 && fa["queued"] == 0 && fa["encap"] == kBefore + kAfter,
               "edge A: conserved, a1's %zu frames sent", kBefore + kAfter);

@@ -102,6 +102,31 @@ TEST(FinishTracker, GiveUpAfterMaxRetriesWithExactBackoff) {
   EXPECT_EQ(f.gave_up(), 1u);
 }
 
+TEST(FinishTracker, AbandonedWhilePendingSendsNoMore) {
+  FinishTracker f(8, 3);
+  EXPECT_FALSE(f.abandon());  // idle: nothing to abandon
+  f.start(0, kRtt, 3);
+  EXPECT_EQ(f.on_sent(0), 0u);
+  EXPECT_FALSE(f.on_ack(0, 0b001));
+  // The path's uplink is gone: given up at 10 us, long before the retry at 80 us.
+  EXPECT_TRUE(f.abandon());
+  EXPECT_EQ(f.state(), FinishState::gave_up);
+  EXPECT_FALSE(f.abandon());  // once
+  EXPECT_FALSE(f.send_due(80 * kUs));
+  EXPECT_FALSE(f.check_give_up(10 * kMs));  // abandoned, not given up after its retries
+  EXPECT_FALSE(f.on_ack(0, 0b111));         // a late ack is ignored, as after a give-up
+  EXPECT_EQ(f.abandoned(), 1u);
+  EXPECT_EQ(f.gave_up(), 0u);
+  EXPECT_EQ(f.sends(), 1u);
+  EXPECT_EQ(f.ignored_acks(), 1u);
+  // A finish done is not abandoned, and a new one starts as usual.
+  f.start(1 * kMs, kRtt, 1);
+  EXPECT_TRUE(f.on_ack(f.on_sent(1 * kMs), 0b1));
+  EXPECT_FALSE(f.abandon());
+  EXPECT_EQ(f.state(), FinishState::done);
+  EXPECT_EQ(f.abandoned(), 1u);
+}
+
 TEST(FinishTracker, BackoffCappedAt16xWithDefaultParams) {
   const EdgeParams ep;
   ASSERT_EQ(ep.probe_timeout_rtts, 8u);

@@ -390,6 +390,64 @@ TEST(VmPair, DrainedActivePathMigratesWithoutTheHostGate) {
   EXPECT_FALSE(t.p.path_drained(0));
 }
 
+TEST(VmPair, LeavingAnUnreachablePathAbandonsItsFinish) {
+  // The uplink of path 0 lost its link: the edge drains the path and marks
+  // it unreachable. The pair moves to path 1 as for a drain, but the finish
+  // it starts on path 0 is abandoned, not sent.
+  TwoPaths t;
+  t.join(1, 9);  // path 1 unqualified -> path 0
+  ASSERT_EQ(t.p.active_path(), 0);
+  t.p.set_path_drained(0, true);
+  t.p.set_path_unreachable(0, true);
+  EXPECT_TRUE(t.p.path_unreachable(0));
+  EXPECT_FALSE(t.p.path_unreachable(1));
+  wire::Message q1, m;
+  int path = -1;
+  ASSERT_TRUE(t.p.next_message(30 * kUs, true, q1, path));
+  ASSERT_EQ(path, 1);
+  t.p.on_message(respond(q1, {{2, 0, 0, 0}, {2, 0, 0, 0}}), 50 * kUs);
+  t.p.poll(51 * kUs, true);
+  ASSERT_EQ(t.p.active_path(), 1);
+  EXPECT_EQ(t.p.counters().migrations_better, 1u);
+  EXPECT_EQ(t.p.counters().finish_abandoned, 1u);
+  EXPECT_FALSE(t.p.finish_pending());
+  // Nothing for path 0, now or when its retries would have been due.
+  for (const Nanos at : {52 * kUs, 52 * kUs + 8 * kT, 52 * kUs + 800 * kT}) {
+    t.p.poll(at, true);
+    while (t.p.next_message(at, true, m, path))
+      EXPECT_FALSE(path == 0 && m.type == wire::MsgType::finish) << "a finish on unreachable path 0 at " << at;
+  }
+  EXPECT_EQ(t.p.counters().finish_gave_up, 0u);
+  // Back up: a finish on path 0 is sent again, e.g. when the pair leaves
+  // path 1 for it.
+  t.p.set_path_unreachable(0, false);
+  t.p.set_path_drained(0, false);
+  EXPECT_FALSE(t.p.path_unreachable(0));
+}
+
+TEST(VmPair, AFinishPendingOnAPathThatBecomesUnreachableIsAbandoned) {
+  TwoPaths t;
+  t.join(1, 9);
+  ASSERT_EQ(t.p.active_path(), 0);
+  t.p.finish_now(40 * kUs);  // as the edge's stop does
+  wire::Message m;
+  int path = -1;
+  ASSERT_TRUE(t.p.next_message(40 * kUs, true, m, path));
+  ASSERT_EQ(m.type, wire::MsgType::finish);
+  ASSERT_EQ(path, 0);
+  EXPECT_TRUE(t.p.finish_pending());
+  t.p.set_path_unreachable(1, true);  // another path: the finish stays
+  EXPECT_TRUE(t.p.finish_pending());
+  EXPECT_EQ(t.p.counters().finish_abandoned, 0u);
+  t.p.set_path_unreachable(0, true);
+  EXPECT_FALSE(t.p.finish_pending());
+  EXPECT_EQ(t.p.counters().finish_abandoned, 1u);
+  EXPECT_FALSE(t.p.next_message(40 * kUs + 8 * kT, true, m, path)) << "a retry on path " << path;
+  t.p.set_path_unreachable(0, true);  // again: nothing more to abandon
+  EXPECT_EQ(t.p.counters().finish_abandoned, 1u);
+  EXPECT_EQ(t.p.counters().finish_gave_up, 0u);
+}
+
 TEST(VmPair, LeavingADrainedPathQueriesAgainWhileNoCandidateAnswers) {
   TwoPaths t;
   t.join(1, 9);  // path 1 unqualified -> path 0
