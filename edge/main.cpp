@@ -16,11 +16,11 @@
 #include <cstdio>
 #include <exception>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "edge/config.hpp"
 #include "edge/dpdk/eal.hpp"
+#include "edge/dpdk/early_flags.hpp"
 #include "edge/dpdk/mempool.hpp"
 #include "edge/dpdk/port.hpp"
 #include "edge/dpdk/tsc_clock.hpp"
@@ -141,21 +141,14 @@ int run(int argc, char** argv, const ufab::edge::EdgeOptions& opt, ufab::edge::E
   return 0;
 }
 
-bool wants_help(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    if (a == "--help" || a == "-h") return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace ufab::edge;
-  if (wants_help(argc, argv)) {
-    std::fputs(usage(), stdout);
-    return 0;
+  switch (ufab::dpdk::early_flag(argc, argv)) {  // before the EAL
+    case ufab::dpdk::EarlyFlag::help: std::fputs(usage(), stdout); return 0;
+    case ufab::dpdk::EarlyFlag::version: std::puts(ufab::dpdk::version_line("ufab-edge").c_str()); return 0;
+    case ufab::dpdk::EarlyFlag::none: break;
   }
   std::vector<char*> scratch(static_cast<size_t>(argc) + 1);
   EdgeOptions opt;

@@ -158,6 +158,8 @@ Options:
                            start-up ports + N, at most 32 in all. 0: none.
                            Default 4.
   --help                   this text.
+  --version                ufab's version, the git commit it was built from
+                           and the DPDK version (before the EAL starts).
 
 Signals: SIGHUP re-reads --config (tenants' guarantee_gbps and weight_class,
 remote_vms and vms added, removed or moved, and hosts added, removed or

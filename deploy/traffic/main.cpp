@@ -7,12 +7,12 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
-#include <string_view>
 
 #include "deploy/traffic/engine.hpp"
 #include "deploy/traffic/options.hpp"
 #include "deploy/traffic/report.hpp"
 #include "edge/dpdk/eal.hpp"
+#include "edge/dpdk/early_flags.hpp"
 #include "edge/dpdk/mempool.hpp"
 #include "edge/dpdk/port.hpp"
 
@@ -59,18 +59,13 @@ int run(int argc, char** argv) {
   return 0;
 }
 
-bool wants_help(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") return true;
-  return false;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (wants_help(argc, argv)) {
-    std::fputs(ufab::traffic::usage(), stdout);
-    return 0;
+  switch (ufab::dpdk::early_flag(argc, argv)) {  // before the EAL
+    case ufab::dpdk::EarlyFlag::help: std::fputs(ufab::traffic::usage(), stdout); return 0;
+    case ufab::dpdk::EarlyFlag::version: std::puts(ufab::dpdk::version_line("ufab-traffic").c_str()); return 0;
+    case ufab::dpdk::EarlyFlag::none: break;
   }
   try {
     return run(argc, argv);

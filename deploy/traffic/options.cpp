@@ -31,7 +31,7 @@ host measures one-way latency. uFAB-encapsulated frames are looked into.
 --csv FILE             time series: t_s,tenant,tx_bytes,rx_bytes,rx_pkts,lat_mean_us,lat_max_us
 --json FILE            summary (per tenant, per flow, per port)
 --link-wait-ms N       wait up to N ms per port for its link at start (2000)
---burst N (32)  --mbufs N (8191)  --quiet  --help
+--burst N (32)  --mbufs N (8191)  --quiet  --help  --version (ufab, its git commit, DPDK)
 )";
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "edge/dpdk/eal.hpp"
+#include "edge/dpdk/early_flags.hpp"
 #include "edge/dpdk/mempool.hpp"
 #include "edge/dpdk/port.hpp"
 #include "edge/dpdk/tsc_clock.hpp"
@@ -42,14 +43,6 @@ void write_queue_log(const std::string& path, const std::vector<ufab::core::Queu
 
 volatile std::sig_atomic_t g_stop = 0;
 extern "C" void on_signal(int) { g_stop = 1; }
-
-bool wants_help(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    if (a == "--help" || a == "-h") return true;
-  }
-  return false;
-}
 
 ufab::swmodel::SwitchConfig model_config(const ufab::core::CoreOptions& o, uint16_t n_ports) {
   ufab::swmodel::SwitchConfig c;
@@ -156,9 +149,10 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (wants_help(argc, argv)) {
-    std::fputs(ufab::core::usage(), stdout);
-    return 0;
+  switch (ufab::dpdk::early_flag(argc, argv)) {  // before the EAL
+    case ufab::dpdk::EarlyFlag::help: std::fputs(ufab::core::usage(), stdout); return 0;
+    case ufab::dpdk::EarlyFlag::version: std::puts(ufab::dpdk::version_line("ufab-core").c_str()); return 0;
+    case ufab::dpdk::EarlyFlag::none: break;
   }
   try {
     return run(argc, argv);

@@ -286,6 +286,8 @@ Options (per-port lists: one value for every port, or one value per port):
   --exit-after-idle-ms N   exit when nothing arrived for N ms and every queue is
                            empty (tests). Default: run until SIGINT/SIGTERM.
   --help                   this text.
+  --version                ufab's version, the git commit it was built from
+                           and the DPDK version (before the EAL starts).
 
 Example, two memif ports at 10 Gb/s with 20 µs delay:
   ufab-core --no-huge -m 256 --file-prefix core \

@@ -7,14 +7,19 @@
 //    does not exist (the refused XDP attach is in test_ufab_edge_xdp);
 //  - ufab-sidecar: OVS not running (status), OVS-DPDK not installed (start),
 //    a configuration error (file:line), an unreadable configuration.
+// And what needs no environment at all: ufab-edge's --version and --help
+// answer before the EAL starts (so without hugepages or --no-huge), with
+// or without EAL arguments before them.
 //
 // argv[1]: ufab-edge (empty: not built, 77), argv[2]: deploy/sidecar/ufab-sidecar.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/integration/check.hpp"
@@ -82,6 +87,22 @@ int main(int argc, char** argv) {
     return c;
   };
   const std::vector<std::string> nohuge = {"--no-huge", "-m", "256", "--no-pci"};
+
+  // --version and --help: exit 0 before the EAL (whatever the hugepages).
+  for (const auto& [name, argv] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"version", {edge, "--version"}},
+           {"version_after_eal", {edge, "-l", "0", "--vdev", vm, "--", "--version"}},
+           {"help", {edge, "--help"}}}) {
+    const Out t = run(argv, dir, name);
+    const std::string out = read_file(dir + "/" + name + ".out");
+    const bool version = name != "help";
+    ITEST_CHECK(t.r.exit_code == 0 && !t.r.timed_out && t.err.empty() &&
+                    (version ? out.rfind("ufab-edge ", 0) == 0 && has(out, " (git ") && has(out, "), DPDK 22.11") &&
+                                   std::count(out.begin(), out.end(), '\n') == 1
+                             : out.rfind("usage: ufab-edge [EAL options] -- --config FILE", 0) == 0 &&
+                                   has(out, "  --version ")),
+                "%s: exit %d, stdout: %s", name.c_str(), t.r.exit_code, out.c_str());
+  }
 
   // No hugepages, and --no-huge not given.
   if (free_hugepages() == 0) {
