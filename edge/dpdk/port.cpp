@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "edge/dpdk/eal.hpp"
+#include "edge/dpdk/kernel_mtu.hpp"
 #include "edge/dpdk/xdp.hpp"
 
 namespace ufab::dpdk {
@@ -78,10 +79,25 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
   if (cfg.lsc_events && dev.dev_flags != nullptr && (*dev.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0)
     conf.intr_conf.lsc = 1;
   info.lsc_events = conf.intr_conf.lsc == 1;
+  bool kernel_mtu = false;  // net_af_packet: its kernel interface's MTU to be set to cfg.mtu
   if (cfg.mtu != 0) {
     const uint16_t most = max_mtu(dev);
     if (cfg.mtu >= dev.min_mtu && cfg.mtu <= most) {
       conf.rxmode.mtu = cfg.mtu;
+    } else if (info.driver == "net_af_packet" && dev.if_index != 0 && cfg.mtu > most) {
+      // The PMD reports 1500 whatever its interface takes, and ethdev
+      // refuses more before the PMD's mtu_set (SIOCSIFMTU) can run: the
+      // interface's MTU is set below as that mtu_set would, within the
+      // PMD's ring frames.
+      const rte_devargs* da = rte_dev_devargs(dev.device);
+      const uint32_t frames = af_packet_frame_mtu(da != nullptr && da->args != nullptr ? da->args : "");
+      kernel_mtu = cfg.mtu <= frames;
+      if (!kernel_mtu) {
+        const AfPacketRing ring = af_packet_ring_for(cfg.mtu);
+        info.mtu_note = "net_af_packet's ring frames hold an MTU of " + std::to_string(frames) + ", below " +
+                        cfg.mtu_from + " " + std::to_string(cfg.mtu) + ": give it framesz=" +
+                        std::to_string(ring.frame_size) + ",blocksz=" + std::to_string(ring.block_size);
+      }
     } else if (!virtual_device(dev)) {
       throw std::runtime_error("port " + std::to_string(port_id) + " (" + info.driver + "): " + cfg.mtu_from + " " +
                                std::to_string(cfg.mtu) + " is outside the MTUs the driver takes, " +
@@ -124,8 +140,13 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
   for (uint16_t q = 0; q < info.n_txq; ++q)
     if (const int rc = rte_eth_tx_queue_setup(port_id, q, info.tx_desc, sock, nullptr); rc != 0)
       fail(port_id, "tx_queue_setup", rc);
+  if (std::string why; kernel_mtu && !set_kernel_mtu(dev.if_index, cfg.mtu, why)) {
+    kernel_mtu = false;
+    info.mtu_note = "its kernel interface refused it (" + why + ")";
+  }
   if (const int rc = rte_eth_dev_start(port_id); rc != 0) fail(port_id, "start", rc);
   if (rte_eth_dev_get_mtu(port_id, &info.mtu) != 0) info.mtu = 0;
+  if (kernel_mtu) info.mtu = kernel_mtu_of(dev.if_index);  // ethdev still says the PMD's 1500
 
   if (cfg.promiscuous) {
     const int rc = rte_eth_promiscuous_enable(port_id);
