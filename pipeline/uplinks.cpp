@@ -12,9 +12,10 @@
 // A finish pending on such a path, or started on it while the link is
 // down (the pair leaving it, going idle, the edge's stop), is abandoned
 // (VmPair::set_path_unreachable): it could not leave, and its retries
-// would only hold up a stop. A host's responses and finish-acks take one of
-// its paths on an uplink that is up while its reply path's uplink is down (any route to the host
-// carries them: a response reflects the probe's records, not its route).
+// would only hold up a stop. A host's responses and finish-acks take one
+// of its paths on an uplink that is up while its reply path's uplink is
+// down (any route to the host carries them: a response reflects the
+// probe's records, not its route).
 // An edge with one uplink has nowhere else to go: nothing is drained there.
 #include <algorithm>
 #include <string>

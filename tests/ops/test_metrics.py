@@ -127,6 +127,10 @@ class Exporter(unittest.TestCase):
         self.assertEqual(v("ufab_pair_token", pair="pair_0x00010065", local="a1", remote="b1", vni=100), 2)
         self.assertEqual(v("ufab_conserved"), 1)
         self.assertEqual(len(re.findall(r"(?m)^ufab_pair_window_bytes\{", text)), sample.N_PAIRS)
+        # finishes: none abandoned with one uplink that stays up; the given-up
+        # ones (nothing acks here) exported for every pair
+        self.assertEqual(len(re.findall(r"(?m)^ufab_pair_finishes_abandoned_total\{.*\} 0$", text)), sample.N_PAIRS)
+        self.assertEqual(len(re.findall(r"(?m)^ufab_pair_finishes_given_up_total\{.*\} \d+$", text)), sample.N_PAIRS)
         # queue depth: the frames not yet sent stay queued (no responses come back)
         self.assertEqual(v("ufab_queued_packets") + v("ufab_encapsulated_packets_total"), 35)
 
