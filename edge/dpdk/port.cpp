@@ -120,8 +120,9 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
   }
   if (conf.rxmode.mtu != 0) {
     // rte_eth_dev_configure records the MTU for the driver to apply at
-    // start; a driver with mtu_set applies it here (for net_af_packet,
-    // net_af_xdp and net_tap: the kernel interface's MTU).
+    // start; a driver with mtu_set applies it here (for net_af_xdp and
+    // net_tap, and net_af_packet up to the 1500 it reports: the kernel
+    // interface's MTU; above that, kernel_mtu below).
     if (const int rc = rte_eth_dev_set_mtu(port_id, conf.rxmode.mtu); rc != 0 && rc != -ENOTSUP) {
       if (!virtual_device(dev)) fail(port_id, ("set_mtu " + std::to_string(conf.rxmode.mtu)).c_str(), rc);
       info.mtu_note = std::string("the driver refused it: ") + std::strerror(-rc);
