@@ -19,9 +19,13 @@
 //     would hold 1600 (1664, 4096); the interface's MTU stays 1500, and the
 //     kernel lets none of the 1614-byte frames out. (This is also what
 //     every run did before ufab-edge set the MTU itself.)
+//  3. ufab-core, which shares the port bring-up, on the same interface
+//     (MTU 1500 again) with its default --mtu 1600: its port line says MTU
+//     1600 and so does the interface.
 // Needs root (veth) and ip; otherwise it skips and says which is missing.
 //
-// argv[1]: path of ufab-edge, or empty when DPDK was not found (exit 77).
+// argv[1]: path of ufab-edge, argv[2]: ufab-core (either empty when DPDK
+// was not found: exit 77).
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
@@ -127,8 +131,8 @@ size_t count_len(const std::vector<size_t>& lens, size_t len) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || std::string(argv[1]).empty()) {
-    std::printf("SKIP: ufab-edge was not built (libdpdk or yaml-cpp not found)\n");
+  if (argc < 3 || std::string(argv[1]).empty() || std::string(argv[2]).empty()) {
+    std::printf("SKIP: ufab-edge or ufab-core was not built (libdpdk or yaml-cpp not found)\n");
     return 77;
   }
   if (geteuid() != 0) {
@@ -177,9 +181,27 @@ int main(int argc, char** argv) {
     ITEST_CHECK(mtu_of(port_if) == 1500, "2: %s's MTU is %d", port_if.c_str(), mtu_of(port_if));
     ITEST_CHECK(count_len(b.seen, kFabricFrame) == 0, "2: %zu fabric frames of %zu bytes passed a 1500 MTU",
                 count_len(b.seen, kFabricFrame), kFabricFrame);
+
+    // 3.
+    sh("ip link set " + port_if + " mtu 1500");
+    const std::string prefix = "ufabafpcore" + std::to_string(getpid());
+    std::vector<std::string> cmd = {argv[2]};
+    for (const std::string& a : edge_eal(prefix, "0")) cmd.push_back(a);
+    cmd.insert(cmd.end(), {"--vdev", "net_af_packet0,iface=" + port_if, "--", "--exit-after-idle-ms", "300",
+                           "--stats-interval", "0"});
+    const RunResult rc = run_with_deadline(cmd, dir + "/core.out", dir + "/core.err", 30);
+    remove_dpdk_runtime(prefix);
+    const std::string core_out = read_file(dir + "/core.out");
+    std::printf("ufab-core:\n%s%s", core_out.c_str(), read_file(dir + "/core.err").c_str());
+    ITEST_CHECK(!rc.timed_out && rc.exit_code == 0 &&
+                    core_out.find("ufab-core port 0 net_af_packet0 (net_af_packet) link up, MTU 1600,") !=
+                        std::string::npos &&
+                    mtu_of(port_if) == 1600,
+                "3: ufab-core's port line names MTU 1600 (exit %d), %s at %d", rc.exit_code, port_if.c_str(),
+                mtu_of(port_if));
   }
   if (sniff >= 0) close(sniff);
   sh("ip link del " + port_if + " 2>/dev/null");
   return conclude(dir, "ufab_edge_af_packet_mtu: net_af_packet's kernel interface took fabric_mtu 1600 and carried "
-                       "the largest fabric frames; a ring too small for it is named");
+                       "the largest fabric frames; a ring too small for it is named; ufab-core's --mtu the same");
 }
