@@ -6,9 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -16,25 +14,27 @@ namespace ufab::dpdk {
 
 namespace {
 
-constexpr uint32_t kDefaultFrameSize = 2048;  // net_af_packet's framesz default
-
-// ifr for if_index, or false when the index names no interface.
-bool request_for(unsigned if_index, ifreq& ifr) {
+// SIOCSIFMTU / SIOCGIFMTU on the interface if_index, through ifr.ifr_mtu.
+// False with the reason in `why`.
+bool mtu_ioctl(unsigned if_index, unsigned long request, ifreq& ifr, std::string& why) {
+  const int mtu = ifr.ifr_mtu;
   std::memset(&ifr, 0, sizeof ifr);
-  return if_indextoname(if_index, ifr.ifr_name) != nullptr;
+  if (if_indextoname(if_index, ifr.ifr_name) == nullptr) {
+    why = "no kernel interface with index " + std::to_string(if_index);
+    return false;
+  }
+  ifr.ifr_mtu = mtu;
+  const int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  const bool ok = s >= 0 && ioctl(s, request, &ifr) == 0;
+  if (!ok) why = std::string(ifr.ifr_name) + "'s MTU: " + std::strerror(errno);
+  if (s >= 0) close(s);
+  return ok;
 }
 
 }  // namespace
 
-uint32_t af_packet_frame_mtu(const std::string& devargs) {
-  uint32_t frame = kDefaultFrameSize;
-  for (size_t at = 0; at < devargs.size();) {
-    const size_t end = std::min(devargs.find(',', at), devargs.size());
-    const std::string kv = devargs.substr(at, end - at);
-    if (kv.rfind("framesz=", 0) == 0) frame = static_cast<uint32_t>(std::strtoul(kv.c_str() + 8, nullptr, 0));
-    at = end + 1;
-  }
-  return frame > TPACKET2_HDRLEN ? frame - static_cast<uint32_t>(TPACKET2_HDRLEN) : 0;
+uint32_t af_packet_frame_mtu(uint32_t frame_size) {
+  return frame_size > TPACKET2_HDRLEN ? frame_size - static_cast<uint32_t>(TPACKET2_HDRLEN) : 0;
 }
 
 AfPacketRing af_packet_ring_for(uint32_t mtu) {
@@ -46,31 +46,18 @@ AfPacketRing af_packet_ring_for(uint32_t mtu) {
 }
 
 bool set_kernel_mtu(unsigned if_index, uint16_t mtu, std::string& why) {
-  ifreq ifr;
-  if (!request_for(if_index, ifr)) {
-    why = "no kernel interface with index " + std::to_string(if_index);
-    return false;
-  }
-  const int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (s < 0) {
-    why = std::string("socket: ") + std::strerror(errno);
-    return false;
-  }
+  ifreq ifr{};
   ifr.ifr_mtu = mtu;
-  const bool ok = ioctl(s, SIOCSIFMTU, &ifr) == 0;
-  if (!ok) why = std::string("setting ") + ifr.ifr_name + "'s MTU to " + std::to_string(mtu) + ": " + std::strerror(errno);
-  close(s);
-  return ok;
+  if (mtu_ioctl(if_index, SIOCSIFMTU, ifr, why)) return true;
+  why = "setting it to " + std::to_string(mtu) + ": " + why;
+  return false;
 }
 
 uint16_t kernel_mtu_of(unsigned if_index) {
-  ifreq ifr;
-  if (!request_for(if_index, ifr)) return 0;
-  const int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (s < 0) return 0;
-  const bool ok = ioctl(s, SIOCGIFMTU, &ifr) == 0;
-  close(s);
-  return ok && ifr.ifr_mtu > 0 && ifr.ifr_mtu <= UINT16_MAX ? static_cast<uint16_t>(ifr.ifr_mtu) : 0;
+  ifreq ifr{};
+  std::string why;
+  if (!mtu_ioctl(if_index, SIOCGIFMTU, ifr, why)) return 0;
+  return ifr.ifr_mtu > 0 && ifr.ifr_mtu <= UINT16_MAX ? static_cast<uint16_t>(ifr.ifr_mtu) : 0;
 }
 
 }  // namespace ufab::dpdk

@@ -10,10 +10,13 @@
 
 namespace ufab::dpdk {
 
-// The largest MTU a net_af_packet port's ring frames hold, from its devargs
-// (framesz=N, default 2048): N less the TPACKET_V2 header and address, as
-// the PMD's own mtu_set computes it.
-uint32_t af_packet_frame_mtu(const std::string& devargs);
+// net_af_packet's ring frame size when its devargs give no framesz=.
+inline constexpr uint32_t kAfPacketFrameSize = 2048;
+
+// The largest MTU ring frames of frame_size (the port's framesz=) hold:
+// less the TPACKET_V2 header and address, as the PMD's own mtu_set
+// computes it.
+uint32_t af_packet_frame_mtu(uint32_t frame_size);
 
 // The smallest ring whose frames hold `mtu`: framesz = mtu + the header
 // and address, rounded up to TPACKET_ALIGNMENT (16); blocksz = framesz

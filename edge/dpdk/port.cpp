@@ -4,9 +4,11 @@
 #include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_ethdev.h>
+#include <rte_kvargs.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string_view>
@@ -41,6 +43,17 @@ bool virtual_device(const rte_eth_dev_info& dev) {
 }
 
 }  // namespace
+
+// The device's numeric devarg `key` (rte_kvargs), or `fallback` when it is
+// not given.
+static uint32_t devarg_u32(const rte_eth_dev_info& dev, const char* key, uint32_t fallback) {
+  const rte_devargs* da = rte_dev_devargs(dev.device);
+  rte_kvargs* kv = da != nullptr && da->args != nullptr ? rte_kvargs_parse(da->args, nullptr) : nullptr;
+  const char* v = kv != nullptr ? rte_kvargs_get(kv, key) : nullptr;
+  const uint32_t n = v != nullptr ? static_cast<uint32_t>(std::strtoul(v, nullptr, 0)) : fallback;
+  rte_kvargs_free(kv);
+  return n;
+}
 
 uint16_t max_mtu(const rte_eth_dev_info& dev) {
   // The overhead rte_eth_dev_configure assumes (ethdev's eth_dev_get_overhead_len).
@@ -89,8 +102,7 @@ PortInfo setup_port(uint16_t port_id, rte_mempool* pool, const PortConfig& cfg) 
       // refuses more before the PMD's mtu_set (SIOCSIFMTU) can run: the
       // interface's MTU is set below as that mtu_set would, within the
       // PMD's ring frames.
-      const rte_devargs* da = rte_dev_devargs(dev.device);
-      const uint32_t frames = af_packet_frame_mtu(da != nullptr && da->args != nullptr ? da->args : "");
+      const uint32_t frames = af_packet_frame_mtu(devarg_u32(dev, "framesz", kAfPacketFrameSize));
       kernel_mtu = cfg.mtu <= frames;
       if (!kernel_mtu) {
         const AfPacketRing ring = af_packet_ring_for(cfg.mtu);

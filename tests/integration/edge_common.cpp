@@ -186,7 +186,7 @@ int conclude(const std::string& dir, const char* pass_line) {
 
 PortsEdgeRun run_edge_on_port_pcaps(const std::string& exe, const std::string& dir, const std::string& tag,
                                     const std::string& config_yaml, const std::vector<std::vector<Frame>>& in,
-                                    bool two_workers) {
+                                    bool two_workers, const std::vector<std::string>& extra_vdevs) {
   const std::string base = dir + "/" + tag, prefix = "ufabt" + tag + std::to_string(getpid());
   write_text(base + ".yaml", config_yaml);
   std::vector<std::string> cmd = {exe};
@@ -196,6 +196,7 @@ PortsEdgeRun run_edge_on_port_pcaps(const std::string& exe, const std::string& d
     write_pcap(f + "_in.pcap", in[p]);
     cmd.insert(cmd.end(), {"--vdev", "net_pcap" + std::to_string(p) + ",rx_pcap=" + f + "_in.pcap,tx_pcap=" + f + "_out.pcap"});
   }
+  for (const std::string& v : extra_vdevs) cmd.insert(cmd.end(), {"--vdev", v});
   cmd.insert(cmd.end(), {"--", "--config", base + ".yaml", "--exit-after-idle-ms", "500", "--stats-interval", "0"});
   PortsEdgeRun run;
   run.result = run_with_deadline(cmd, base + ".out", base + ".err", 30);

@@ -88,7 +88,8 @@ struct PcapEdgeRun {
 };
 // The same on len(in) net_pcap ports: port p is fed in[p] and its output is
 // port_out[p]. two_workers: a control lcore and two workers
-// (edge_eal_three_lcores) instead of one lcore.
+// (edge_eal_three_lcores) instead of one lcore. extra_vdevs: more ports
+// after those (port ids len(in)..), e.g. a net_af_packet fabric port.
 struct PortsEdgeRun {
   RunResult result;
   std::string out, err;
@@ -97,7 +98,7 @@ struct PortsEdgeRun {
 };
 PortsEdgeRun run_edge_on_port_pcaps(const std::string& exe, const std::string& dir, const std::string& tag,
                                     const std::string& config_yaml, const std::vector<std::vector<Frame>>& in,
-                                    bool two_workers = false);
+                                    bool two_workers = false, const std::vector<std::string>& extra_vdevs = {});
 PcapEdgeRun run_edge_on_pcaps(const std::string& exe, const std::string& dir, const std::string& tag,
                               const std::string& config_yaml, const std::vector<Frame>& vm_in,
                               const std::vector<Frame>& fab_in);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -71,5 +72,7 @@ std::string shell_output(const std::string& cmd) {
   }
   return out;
 }
+
+int shell(const std::string& cmd) { return std::system(cmd.c_str()); }
 
 }  // namespace ufab::itest

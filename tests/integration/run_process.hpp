@@ -24,5 +24,7 @@ RunResult run_with_deadline(const std::vector<std::string>& argv, const std::str
 std::string read_file(const std::string& path);
 // What `cmd` (run by /bin/sh) prints on stdout.
 std::string shell_output(const std::string& cmd);
+// `cmd` run by /bin/sh: its status as std::system gives it (0: success).
+int shell(const std::string& cmd);
 
 }  // namespace ufab::itest

@@ -69,7 +69,6 @@ remote_vms:
   - {name: b1, id: 2, tenant: 100, ip: 192.168.0.2, host: hB}
 )";
 
-int sh(const std::string& cmd) { return std::system(cmd.c_str()); }
 
 int mtu_of(const std::string& ifname) {
   std::ifstream f("/sys/class/net/" + ifname + "/mtu");
@@ -91,32 +90,21 @@ std::vector<size_t> drain(int fd) {
 }
 
 struct Run {
-  std::string out, err;
-  RunResult result;
+  PortsEdgeRun edge;
   std::vector<size_t> seen;  // frame lengths at the other end of the veth
 };
 
+// ufab-edge with the VM port on net_pcap (the 20 frames) and the fabric
+// port net_af_packet on port_if (`ring`: more of its devargs).
 Run run_edge(const std::string& exe, const std::string& dir, const std::string& tag, const std::string& port_if,
              const std::string& ring, int sniff) {
   drain(sniff);
   std::vector<Frame> vm;
   for (size_t i = 0; i < kFrames; ++i)
     vm.push_back(vm_frame(kVmA, kVmB, static_cast<uint16_t>(1000 + i), kVmFrame - 42, static_cast<uint8_t>(i)));
-  write_pcap(dir + "/" + tag + "_vm.pcap", vm);
-  const std::string prefix = "ufabafp" + tag + std::to_string(getpid());
-  std::vector<std::string> cmd = {exe};
-  for (const std::string& s : edge_eal(prefix, "0")) cmd.push_back(s);
-  cmd.insert(cmd.end(), {"--vdev", "net_pcap0,rx_pcap=" + dir + "/" + tag + "_vm.pcap,tx_pcap=" + dir + "/" + tag +
-                                       "_vm_out.pcap",
-                         "--vdev", "net_af_packet0,iface=" + port_if + ring, "--", "--config", dir + "/edge.yaml",
-                         "--exit-after-idle-ms", "500", "--stats-interval", "0"});
   Run r;
-  r.result = run_with_deadline(cmd, dir + "/" + tag + ".out", dir + "/" + tag + ".err", 30);
-  remove_dpdk_runtime(prefix);
-  r.out = read_file(dir + "/" + tag + ".out");
-  r.err = read_file(dir + "/" + tag + ".err");
-  std::printf("ufab-edge (%s):\n%s%s", tag.c_str(), r.out.c_str(), r.err.c_str());
-  ITEST_CHECK(!r.result.timed_out && r.result.exit_code == 0, "ufab-edge (%s) failed", tag.c_str());
+  r.edge = run_edge_on_port_pcaps(exe, dir, tag, kConfig, {vm}, false, {"net_af_packet0,iface=" + port_if + ring});
+  std::printf("%s", r.edge.err.c_str());
   usleep(100 * 1000);
   r.seen = drain(sniff);
   return r;
@@ -139,16 +127,15 @@ int main(int argc, char** argv) {
     std::printf("SKIP: the fabric port is a veth the test makes, which needs root; run the tests as root\n");
     return 77;
   }
-  if (sh("command -v ip >/dev/null 2>&1") != 0) {
+  if (shell("command -v ip >/dev/null 2>&1") != 0) {
     std::printf("SKIP: ip is not on PATH (Debian package iproute2)\n");
     return 77;
   }
   const std::string dir = make_test_dir("ufab_af_packet_mtu");
   const std::string id = std::to_string(getpid() % 100000), port_if = "ufm" + id + "a", far_if = "ufm" + id + "b";
-  ITEST_CHECK(sh("ip link add " + port_if + " type veth peer name " + far_if + " && ip link set " + far_if +
+  ITEST_CHECK(shell("ip link add " + port_if + " type veth peer name " + far_if + " && ip link set " + far_if +
                  " mtu 1600 up && ip link set " + port_if + " up") == 0,
               "the veth pair %s / %s", port_if.c_str(), far_if.c_str());
-  write_text(dir + "/edge.yaml", kConfig);
   const int sniff = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
   sockaddr_ll at{};
   at.sll_family = AF_PACKET;
@@ -159,23 +146,23 @@ int main(int argc, char** argv) {
 
   if (sniff >= 0 && at.sll_ifindex != 0) {
     // 1.
-    sh("ip link set " + port_if + " mtu 1500");
+    shell("ip link set " + port_if + " mtu 1500");
     const Run a = run_edge(argv[1], dir, "default", port_if, "", sniff);
-    ITEST_CHECK(a.out.find("ufab-edge port 1 net_af_packet0 (net_af_packet) link up, fabric, MTU 1600,") !=
+    ITEST_CHECK(a.edge.out.find("ufab-edge port 1 net_af_packet0 (net_af_packet) link up, fabric, MTU 1600,") !=
                     std::string::npos,
                 "1: the start-up line names MTU 1600");
     ITEST_CHECK(mtu_of(port_if) == 1600, "1: %s's MTU is %d", port_if.c_str(), mtu_of(port_if));
     ITEST_CHECK(count_len(a.seen, kFabricFrame) == kFrames,
                 "1: %zu of the %zu fabric frames of %zu bytes reached %s (%zu frames seen)",
                 count_len(a.seen, kFabricFrame), kFrames, kFabricFrame, far_if.c_str(), a.seen.size());
-    const auto fa = parse_line(a.out, "ufab-edge final ");
+    const auto& fa = a.edge.final;
     ITEST_CHECK(fa.count("conserved") != 0 && fa.at("conserved") == 1 && fa.at("encap") == kFrames,
                 "1: conserved, %zu frames encapsulated", kFrames);
 
     // 2.
-    sh("ip link set " + port_if + " mtu 1500");
+    shell("ip link set " + port_if + " mtu 1500");
     const Run b = run_edge(argv[1], dir, "small_ring", port_if, ",framesz=1600,blocksz=4096", sniff);
-    ITEST_CHECK(b.out.find("MTU 1500 (net_af_packet's ring frames hold an MTU of 1548, below edge.fabric_mtu 1600: "
+    ITEST_CHECK(b.edge.out.find("MTU 1500 (net_af_packet's ring frames hold an MTU of 1548, below edge.fabric_mtu 1600: "
                            "give it framesz=1664,blocksz=4096)") != std::string::npos,
                 "2: the start-up line keeps 1500 and names the ring that holds 1600");
     ITEST_CHECK(mtu_of(port_if) == 1500, "2: %s's MTU is %d", port_if.c_str(), mtu_of(port_if));
@@ -183,7 +170,7 @@ int main(int argc, char** argv) {
                 count_len(b.seen, kFabricFrame), kFabricFrame);
 
     // 3.
-    sh("ip link set " + port_if + " mtu 1500");
+    shell("ip link set " + port_if + " mtu 1500");
     const std::string prefix = "ufabafpcore" + std::to_string(getpid());
     std::vector<std::string> cmd = {argv[2]};
     for (const std::string& a : edge_eal(prefix, "0")) cmd.push_back(a);
@@ -201,7 +188,7 @@ int main(int argc, char** argv) {
                 mtu_of(port_if));
   }
   if (sniff >= 0) close(sniff);
-  sh("ip link del " + port_if + " 2>/dev/null");
+  shell("ip link del " + port_if + " 2>/dev/null");
   return conclude(dir, "ufab_edge_af_packet_mtu: net_af_packet's kernel interface took fabric_mtu 1600 and carried "
                        "the largest fabric frames; a ring too small for it is named; ufab-core's --mtu the same");
 }

@@ -53,11 +53,10 @@ using namespace ufab::itest;
 
 std::string g_ns[3], g_host_if[3];
 
-int sh(const std::string& cmd) { return std::system(cmd.c_str()); }
 
 void remove_namespaces() {
   for (const std::string& ns : g_ns)
-    if (!ns.empty()) sh("ip netns del " + ns + " 2>/dev/null");
+    if (!ns.empty()) shell("ip netns del " + ns + " 2>/dev/null");
 }
 extern "C" void on_term(int) {
   remove_namespaces();
@@ -180,7 +179,7 @@ int main(int argc, char** argv) {
     return 77;
   }
   for (const char* tool : {"ip", "ping", "ethtool", "python3"})
-    if (sh(std::string("command -v ") + tool + " >/dev/null 2>&1") != 0) {
+    if (shell(std::string("command -v ") + tool + " >/dev/null 2>&1") != 0) {
       std::printf("SKIP: %s is not on PATH (Debian packages iproute2, iputils-ping, ethtool, python3)\n", tool);
       return 77;
     }
@@ -206,7 +205,7 @@ int main(int argc, char** argv) {
     const std::string ns = g_ns[i], vnic = std::string("v") + x, h = g_host_if[i];
     const std::string mac = std::string("02:00:00:00:0") + x + ":01";
     const std::string ip = "192.168.0." + std::to_string(i + 1) + "/24", ip6 = "fd00::" + std::to_string(i + 1) + "/64";
-    setup = setup && sh("ip netns add " + ns + " && ip link add " + h + " type veth peer name " + vnic + " netns " + ns +
+    setup = setup && shell("ip netns add " + ns + " && ip link add " + h + " type veth peer name " + vnic + " netns " + ns +
                         " && sysctl -qw net.ipv6.conf." + h + ".disable_ipv6=1" +
                         " && ip -n " + ns + " link set " + vnic + " address " + mac +
                         " && ip -n " + ns + " addr add " + ip + " dev " + vnic +
@@ -266,7 +265,7 @@ int main(int argc, char** argv) {
   // frames would vanish in the edge and the stream would stall.
   bool mtu_set = true;
   for (int i = 0; i < 2; ++i)
-    mtu_set = mtu_set && sh("ip link set " + g_host_if[i] + " mtu 1800 && ip -n " + g_ns[i] + " link set v" +
+    mtu_set = mtu_set && shell("ip link set " + g_host_if[i] + " mtu 1800 && ip -n " + g_ns[i] + " link set v" +
                             std::string(1, static_cast<char>('a' + i)) + " mtu 1800") == 0;
   ITEST_CHECK(mtu_set, "the vNICs of a and b at MTU 1800");
   for (const char* b : {"192.168.0.2", "fd00::2"}) {

@@ -76,12 +76,11 @@ remote_vms:
 
 std::string g_ns_e, g_ns_p;
 
-int sh(const std::string& cmd) { return std::system(cmd.c_str()); }
 std::string sh_out(const std::string& cmd) { return shell_output(cmd); }
 
 void remove_namespaces() {
-  if (!g_ns_e.empty()) sh("ip netns del " + g_ns_e + " 2>/dev/null");
-  if (!g_ns_p.empty()) sh("ip netns del " + g_ns_p + " 2>/dev/null");
+  if (!g_ns_e.empty()) shell("ip netns del " + g_ns_e + " 2>/dev/null");
+  if (!g_ns_p.empty()) shell("ip netns del " + g_ns_p + " 2>/dev/null");
 }
 extern "C" void on_term(int) {
   remove_namespaces();
@@ -248,7 +247,7 @@ int main(int argc, char** argv) {
   // Two namespaces joined by a veth pair: uxa (the edge host, 10.0.0.99,
   // the MAC the frames are sent to) and uxb (the remote host, 10.0.0.2).
   const std::string E = g_ns_e, P = g_ns_p;
-  const int setup = sh("ip netns add " + E + " && ip netns add " + P + " && ip -n " + E +
+  const int setup = shell("ip netns add " + E + " && ip netns add " + P + " && ip -n " + E +
                        " link add uxa type veth peer name uxb netns " + P + " && ip netns exec " + E +
                        " sysctl -qw net.ipv6.conf.all.disable_ipv6=1 && ip netns exec " + P +
                        " sysctl -qw net.ipv6.conf.all.disable_ipv6=1 && ip -n " + E +
@@ -280,7 +279,7 @@ int main(int argc, char** argv) {
               "XDP: the program is detached after ufab-edge exits");
 
   // 2. Attach refused: another XDP program holds the interface.
-  ITEST_CHECK(sh("ip -n " + E + " link set dev uxa xdpgeneric obj " + prog + " sec xdp") == 0, "pre-attaching a program");
+  ITEST_CHECK(shell("ip -n " + E + " link set dev uxa xdpgeneric obj " + prog + " sec xdp") == 0, "pre-attaching a program");
   const CaseResult f = run_case(edge, prog, dir, "fallback", "");
   std::printf("== fallback ==\n%s%s", f.out.c_str(), f.err.c_str());
   auto ff = parse_line(f.out, "ufab-edge final ");
@@ -304,7 +303,7 @@ int main(int argc, char** argv) {
   ITEST_CHECK(!n.run.timed_out && n.run.exit_code == 1 && n.err.find("XDP cannot attach to uxa") != std::string::npos &&
                   n.err.find("UFAB_AF_XDP_NO_FALLBACK=1") != std::string::npos,
               "no fallback: exit %d", n.run.exit_code);
-  sh("ip -n " + E + " link set dev uxa xdpgeneric off");
+  shell("ip -n " + E + " link set dev uxa xdpgeneric off");
 
   remove_namespaces();
   ITEST_CHECK(sh_out("ip netns list").find(E) == std::string::npos, "namespaces removed");
